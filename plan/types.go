@@ -1,0 +1,162 @@
+// Package plan holds the plan as data — targets × changes — and the engine
+// that produces and executes it. Renderers only read a Plan; providers only
+// produce TargetPlans and apply them. Nothing here formats for a device or
+// talks to one directly: targets come from a Registry the caller fills.
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// FormatVersion is the version of the JSON plan and saved-plan formats
+// (docs/plan-json.md). Bump it on any incompatible change.
+const FormatVersion = "1"
+
+// Action is what a change does to one resource.
+type Action string
+
+const (
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
+)
+
+// Disruption says what traffic will feel when a change is applied.
+type Disruption string
+
+const (
+	// DisruptionNone: hitless (ACL / class-map edits, files, sysctls).
+	DisruptionNone Disruption = "none"
+	// DisruptionBrief: a short traffic disruption (system qos service-policy
+	// change, queue re-programming).
+	DisruptionBrief Disruption = "brief"
+	// DisruptionLink: the link renegotiates or bounces (PFC / flowcontrol
+	// mode on a port, mlx5 pfc_en change, MTU change).
+	DisruptionLink Disruption = "link"
+)
+
+// Rank orders disruption classes so the worst of a set can be reported.
+func (d Disruption) Rank() int {
+	switch d {
+	case DisruptionLink:
+		return 2
+	case DisruptionBrief:
+		return 1
+	}
+	return 0
+}
+
+// Op is one gNMI Set operation exactly as it will be sent.
+type Op struct {
+	Op     string          `json:"op"` // "delete" | "replace" | "update"
+	Origin string          `json:"origin,omitempty"`
+	Path   string          `json:"path"`
+	Value  json.RawMessage `json:"value,omitempty"` // JSON_IETF; absent for delete
+}
+
+// Change is one resource's change on one target.
+type Change struct {
+	// Address names the resource inside the target, e.g.
+	// "policy-map type network-qos ROCE-NQ" or "nic.ens1f0.pfc".
+	Address string     `json:"address"`
+	Action  Action     `json:"action"`
+	Before  string     `json:"before,omitempty"` // current rendering ("" for create)
+	After   string     `json:"after,omitempty"`  // desired rendering ("" for delete)
+	Disrupt Disruption `json:"disruption"`
+	// Commands are the CLI lines for this change (NX-OS), in order.
+	Commands []string `json:"commands,omitempty"`
+	// Ops are the gNMI operations for this change.
+	Ops []Op `json:"ops,omitempty"`
+	// Drift is set when the object is ours and already existed but no longer
+	// matches what we rendered — typically a firmware upgrade changed a
+	// default. Note explains it in plain words.
+	Drift bool   `json:"drift,omitempty"`
+	Note  string `json:"note,omitempty"`
+}
+
+// TargetPlan is everything planned for one target.
+type TargetPlan struct {
+	Address  string `json:"address"` // "switch.NAME" | "host.NAME"
+	Kind     string `json:"kind"`    // "nexus5000" | "nexus7000" | "gnmi/arista" | "host" ...
+	Endpoint string `json:"endpoint,omitempty"`
+	// Offline: planned against a saved capture; roce-apply refuses it.
+	Offline bool `json:"offline,omitempty"`
+	// Fingerprint is a digest of the state read; apply refuses the target if
+	// a fresh read gives another fingerprint (stale plan).
+	Fingerprint string   `json:"fingerprint,omitempty"`
+	Changes     []Change `json:"changes"`
+	// Commands is the whole ordered CLI script apply sends (NX-OS).
+	Commands []string `json:"commands,omitempty"`
+	// Ops is the whole ordered gNMI SetRequest (deletes, replaces, updates).
+	Ops []Op `json:"ops,omitempty"`
+	// Payload is provider-specific apply input (e.g. a host's desired state).
+	Payload json.RawMessage `json:"payload,omitempty"`
+	// Facts read from the target: OS version, firmware, modules.
+	Facts    map[string]string `json:"facts,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
+	// Error is set when the target could not be read or planned; the rest
+	// of the plan is still shown.
+	Error string `json:"error,omitempty"`
+}
+
+// HasChanges reports whether applying the target would change anything.
+func (t *TargetPlan) HasChanges() bool { return len(t.Changes) > 0 }
+
+// Plan is one planning run over a fabric.
+type Plan struct {
+	FormatVersion string        `json:"format_version"`
+	CreatedAt     time.Time     `json:"created_at"`
+	PolicyDir     string        `json:"policy_dir"`
+	PolicyDigest  string        `json:"policy_digest"` // sha256 of the policy files read
+	Targets       []*TargetPlan `json:"targets"`
+}
+
+// Exchange is one command and the device's answer, for transcripts.
+type Exchange struct {
+	Command  string `json:"command"`
+	Response string `json:"response,omitempty"`
+	Failed   bool   `json:"failed,omitempty"`
+}
+
+// Apply outcomes.
+const (
+	StatusApplied    = "applied"     // changes pushed and verified
+	StatusUnchanged  = "unchanged"   // nothing to do
+	StatusRolledBack = "rolled-back" // failed, and the target is back to its pre-apply state
+	StatusFailed     = "failed"      // failed and could not be proven restored
+	StatusStale      = "stale"       // fingerprint moved since the plan; nothing sent
+	StatusRefused    = "refused"     // not applicable (offline capture, validation)
+	StatusUntouched  = "untouched"   // rollout stopped before reaching it
+)
+
+// ApplyResult is what one target's apply did.
+type ApplyResult struct {
+	Address    string        `json:"address"`
+	Status     string        `json:"status"`
+	Error      string        `json:"error,omitempty"`
+	Transcript []Exchange    `json:"transcript,omitempty"`
+	Duration   time.Duration `json:"duration_ns"`
+}
+
+// ErrStale is returned (wrapped) by Target.Apply when the target's state
+// moved since the plan was made.
+var ErrStale = errors.New("stale plan: the target changed since the plan was made; re-run roce-plan")
+
+// Target is one switch or host as the engine sees it. Implementations live in
+// providers/ and are created by a Registry.
+type Target interface {
+	// Address is "switch.NAME" or "host.NAME".
+	Address() string
+	// Plan reads the live (or captured) state and returns what must change.
+	Plan(ctx context.Context) (*TargetPlan, error)
+	// Apply re-reads the target, refuses with ErrStale when its fingerprint
+	// differs from tp.Fingerprint, then applies tp as one transaction and
+	// verifies the result, rolling back on any failure. The result is never
+	// nil, even with an error.
+	Apply(ctx context.Context, tp *TargetPlan) (*ApplyResult, error)
+	// Close releases connections.
+	Close() error
+}

@@ -1,0 +1,205 @@
+// Package platforms is the per-kind capability table: what each switch
+// platform (and gNMI profile) can express. Validation reads it to reject a
+// policy a target cannot carry; renderers read it to choose a form. Adding a
+// platform means adding a row here, not ifs in the validator.
+//
+// Facts marked UNCONFIRMED in ../shared/reference are explicit fields here,
+// so a conservative default can be changed per platform in one place.
+package platforms
+
+import "fmt"
+
+// Capabilities of one switch kind.
+type Capabilities struct {
+	Kind string // "nexus5000", "nexus7000", "gnmi/openconfig", ...
+
+	// Match modes the platform can classify on for a lossless class.
+	MatchEthertype bool // RoCE v1 by Ethertype 0x8915
+	MatchUDPPort   bool // RoCE v2 by UDP 4791 (ACL)
+	MatchAll       bool // every frame lossless
+	MatchCoS       bool
+	MatchDSCP      bool
+
+	// EthertypeACLInQoS: MAC ACL with an Ethertype accepted in a type qos
+	// class-map. UNCONFIRMED on N5K/N7K (reference/nxos.md §1.4): off, so an
+	// ethertype class is rendered as `match cos <priority>` with the NIC
+	// marking the PCP instead.
+	EthertypeACLInQoS bool
+	// ClassDefaultNoDrop: class-default may carry `pause no-drop`.
+	// UNCONFIRMED (reference/nxos.md §1.1, §1.6): off.
+	ClassDefaultNoDrop bool
+	// AllTrafficByLLFC: "all traffic" is rendered as 802.3x link-level flow
+	// control on every port (PFC off) rather than a catch-all class.
+	AllTrafficByLLFC bool
+
+	// MaxNoDropClasses is how many user no-drop classes the platform takes
+	// (FCoE not counted). UNCONFIRMED on N5K (reference/nxos.md §1.1): we
+	// enforce a conservative 1 user class + FCoE.
+	MaxNoDropClasses int
+	// UserQoSGroups are the qos-groups free for user classes (N5K: 2-5; 1 is
+	// class-fcoe). QoSGroup1WithoutFCoE lets group 1 be used when FCoE is off
+	// (UNCONFIRMED as a rule, reference/nxos.md §1.1): off.
+	UserQoSGroups        []int
+	QoSGroup1WithoutFCoE bool
+	FCoECoS              int // CoS used by FCoE when kept (3 on N5K)
+
+	MinMTU, MaxMTU int // per-class MTU range accepted by the switch
+
+	// PFC: the platform can pause per priority (has PFC leaves / commands).
+	PFC bool
+	// NetworkQoSFromTemplate: network-qos is only built by copying a
+	// default-nq-* template (N7K, reference/nxos.md §2.3-2.4).
+	NetworkQoSFromTemplate bool
+	// RequiresFSeries: lossless only on F-series modules (N7K).
+	RequiresFSeries bool
+	// SessionManagerQoS: `configure session` covers QoS. False on N5K
+	// (reference/nxos.md §3.1); UNCONFIRMED on N7K, so false there too.
+	SessionManagerQoS bool
+	// Transaction names the transactional primitive used by apply.
+	Transaction string // "checkpoint-rollback" | "gnmi-set" | "gnmi-set-commit-confirmed"
+	// ECN: the platform can mark ECN on the class queue.
+	ECN bool
+	// PFCWatchdog: the platform has a configurable PFC watchdog.
+	PFCWatchdog bool
+}
+
+// Supports reports whether the platform can classify with the given match
+// kind ("ethertype", "udp_port", "all", "cos", "dscp"), and why not.
+func (c Capabilities) Supports(kind string) (bool, string) {
+	switch kind {
+	case "ethertype":
+		if !c.MatchEthertype {
+			return false, c.Kind + " cannot classify by Ethertype"
+		}
+	case "udp_port":
+		if !c.MatchUDPPort {
+			return false, c.Kind + " cannot classify by UDP port"
+		}
+	case "all":
+		if !c.MatchAll {
+			return false, c.Kind + " cannot make all traffic lossless"
+		}
+	case "cos":
+		if !c.MatchCoS {
+			return false, c.Kind + " cannot classify by CoS"
+		}
+	case "dscp":
+		if !c.MatchDSCP {
+			return false, c.Kind + " cannot classify by DSCP"
+		}
+	default:
+		return false, fmt.Sprintf("unknown match kind %q", kind)
+	}
+	return true, ""
+}
+
+// Table is the registry of capabilities by kind. It is built by Default and
+// passed explicitly; there is no package-level mutable registry.
+type Table map[string]Capabilities
+
+// Lookup returns the capabilities for a platform, and for gNMI its profile.
+func (t Table) Lookup(platform, profile string) (Capabilities, bool) {
+	key := platform
+	if platform == "gnmi" {
+		key = "gnmi/" + profile
+	}
+	c, ok := t[key]
+	return c, ok
+}
+
+// Default returns the built-in capability table.
+func Default() Table {
+	return Table{
+		"nexus5000": {
+			Kind:           "nexus5000",
+			MatchEthertype: true, // rendered as match cos <priority> (EthertypeACLInQoS off)
+			MatchUDPPort:   true, // ip access-list udp any any eq 4791
+			MatchAll:       true, // LLFC on every port
+			MatchCoS:       true,
+			MatchDSCP:      true,
+			// reference/nxos.md §1.4: MAC ACLs in type qos UNCONFIRMED.
+			EthertypeACLInQoS:  false,
+			ClassDefaultNoDrop: false, // §1.1 UNCONFIRMED
+			AllTrafficByLLFC:   true,  // §1.5-1.6: flowcontrol send/receive on, PFC off
+			MaxNoDropClasses:   1,     // §1.1 UNCONFIRMED: conservative
+			UserQoSGroups:      []int{2, 3, 4, 5},
+			FCoECoS:            3,
+			MinMTU:             1500,
+			MaxMTU:             9216,
+			PFC:                true,
+			SessionManagerQoS:  false, // §3.1: ACL feature only
+			Transaction:        "checkpoint-rollback",
+		},
+		"nexus7000": {
+			Kind:                   "nexus7000",
+			MatchEthertype:         true, // rendered as match cos on the template class
+			MatchUDPPort:           false,
+			MatchAll:               true,
+			MatchCoS:               true,
+			MatchDSCP:              false, // templates match CoS only (§2.3)
+			EthertypeACLInQoS:      false,
+			ClassDefaultNoDrop:     false,
+			AllTrafficByLLFC:       true,
+			MaxNoDropClasses:       1, // 7e template: one no-drop class (§2.3, UNCONFIRMED beyond)
+			FCoECoS:                3,
+			MinMTU:                 1500,
+			MaxMTU:                 9216,
+			PFC:                    true,
+			NetworkQoSFromTemplate: true,
+			RequiresFSeries:        true,
+			SessionManagerQoS:      false, // §3.1 UNCONFIRMED for QoS: do not rely on it
+			Transaction:            "checkpoint-rollback",
+		},
+		"gnmi/openconfig": {
+			Kind:             "gnmi/openconfig",
+			MatchEthertype:   true,
+			MatchUDPPort:     true,
+			MatchAll:         false,
+			MatchCoS:         true,
+			MatchDSCP:        true,
+			MaxNoDropClasses: 0,
+			MinMTU:           1500,
+			MaxMTU:           9216,
+			PFC:              false, // upstream OpenConfig has no PFC leaves (reference/gnmi.md §0)
+			Transaction:      "gnmi-set",
+			ECN:              true,
+		},
+		"gnmi/arista": {
+			Kind:             "gnmi/arista",
+			MatchUDPPort:     false,
+			MatchCoS:         true,
+			MatchDSCP:        true,
+			MatchEthertype:   false,
+			MaxNoDropClasses: 2,
+			MinMTU:           1500,
+			MaxMTU:           9214,
+			PFC:              true,
+			Transaction:      "gnmi-set",
+			ECN:              true,
+			PFCWatchdog:      true,
+		},
+		"gnmi/sonic": {
+			Kind:             "gnmi/sonic",
+			MatchCoS:         true,
+			MatchDSCP:        true,
+			MaxNoDropClasses: 2,
+			MinMTU:           1500,
+			MaxMTU:           9216,
+			PFC:              true,
+			Transaction:      "gnmi-set",
+			ECN:              true,
+			PFCWatchdog:      true,
+		},
+		"gnmi/srlinux": {
+			Kind:             "gnmi/srlinux",
+			MatchCoS:         true,
+			MatchDSCP:        true,
+			MaxNoDropClasses: 2,
+			MinMTU:           1500,
+			MaxMTU:           9412,
+			PFC:              true,
+			Transaction:      "gnmi-set-commit-confirmed",
+			ECN:              true,
+		},
+	}
+}
