@@ -28,6 +28,10 @@ type Capabilities struct {
 	// ClassDefaultNoDrop: class-default may carry `pause no-drop`.
 	// UNCONFIRMED (reference/nxos.md §1.1, §1.6): off.
 	ClassDefaultNoDrop bool
+	// CoSOnly: every class is classified on the switch by `match cos
+	// <priority>` whatever the policy's match (N7K network-qos templates
+	// match CoS only, reference/nxos.md §2.3), so hosts must mark the PCP.
+	CoSOnly bool
 	// AllTrafficByLLFC: "all traffic" is rendered as 802.3x link-level flow
 	// control on every port (PFC off) rather than a catch-all class.
 	AllTrafficByLLFC bool
@@ -61,6 +65,20 @@ type Capabilities struct {
 	ECN bool
 	// PFCWatchdog: the platform has a configurable PFC watchdog.
 	PFCWatchdog bool
+}
+
+// NeedsPCP reports whether a class with this match kind is recognised on
+// this platform by the 802.1p PCP the host puts in a VLAN tag.
+func (c Capabilities) NeedsPCP(kind string) bool {
+	switch {
+	case c.CoSOnly && kind != "all":
+		return true
+	case kind == "cos":
+		return true
+	case kind == "ethertype" && !c.EthertypeACLInQoS:
+		return true
+	}
+	return false
 }
 
 // Supports reports whether the platform can classify with the given match
@@ -133,10 +151,11 @@ func Default() Table {
 		"nexus7000": {
 			Kind:                   "nexus7000",
 			MatchEthertype:         true, // rendered as match cos on the template class
-			MatchUDPPort:           false,
+			MatchUDPPort:           true, // as match cos <priority> (CoSOnly)
 			MatchAll:               true,
 			MatchCoS:               true,
-			MatchDSCP:              false, // templates match CoS only (§2.3)
+			MatchDSCP:              true, // as match cos <priority> (CoSOnly)
+			CoSOnly:                true, // templates match CoS only (§2.3)
 			EthertypeACLInQoS:      false,
 			ClassDefaultNoDrop:     false,
 			AllTrafficByLLFC:       true,
