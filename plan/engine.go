@@ -1,0 +1,223 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rocefabric/roce/policies"
+)
+
+// DefaultParallelism is how many targets are read or applied at once unless
+// the user says otherwise (-parallelism).
+const DefaultParallelism = 32
+
+// Engine turns a Fabric into targets, plans them concurrently, and rolls a
+// plan out. It holds no device state itself.
+type Engine struct {
+	Registry *Registry
+	Env      Env
+	// Parallelism bounds concurrent reads (and applies inside a batch when
+	// the policy's rollout does not set its own).
+	Parallelism int
+	// TargetTimeout bounds one target's whole Plan or Apply call.
+	TargetTimeout time.Duration
+	// OnProgress, when set, is called once per finished target (reads and
+	// applies) so a CLI can draw a progress bar.
+	OnProgress func()
+}
+
+// BoundTarget is a target together with its policy address.
+type BoundTarget struct {
+	Address string
+	Target  Target
+}
+
+// Targets builds every target of the fabric (switches in policy order, then
+// hosts), limited to the -target selection when it is not empty. A selector
+// naming nothing is an error, so a typo never silently plans nothing.
+func (e *Engine) Targets(fab *policies.Fabric, selection []string) ([]BoundTarget, error) {
+	want := map[string]bool{}
+	for _, s := range selection {
+		s = strings.TrimSpace(s)
+		if !strings.HasPrefix(s, "switch.") && !strings.HasPrefix(s, "host.") {
+			return nil, fmt.Errorf("-target %q: expected switch.NAME or host.NAME", s)
+		}
+		want[s] = false
+	}
+	selected := func(addr string) bool {
+		if len(want) == 0 {
+			return true
+		}
+		if _, ok := want[addr]; ok {
+			want[addr] = true
+			return true
+		}
+		return false
+	}
+	env := e.Env
+	env.Fabric = fab
+	var out []BoundTarget
+	var errs []error
+	for _, sw := range fab.Switches {
+		addr := "switch." + sw.Name
+		if !selected(addr) {
+			continue
+		}
+		t, err := e.Registry.SwitchTarget(env, sw)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, BoundTarget{Address: addr, Target: t})
+	}
+	for _, h := range fab.Hosts {
+		addr := "host." + h.Name
+		if !selected(addr) {
+			continue
+		}
+		t, err := e.Registry.HostTarget(env, h)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, BoundTarget{Address: addr, Target: t})
+	}
+	var missing []string
+	for k, seen := range want {
+		if !seen {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		errs = append(errs, fmt.Errorf("-target %s: no such switch or host in the policy", m))
+	}
+	if len(errs) > 0 {
+		CloseAll(out)
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// CloseAll closes every target, ignoring errors (used on exit paths).
+func CloseAll(ts []BoundTarget) {
+	for _, t := range ts {
+		_ = t.Target.Close()
+	}
+}
+
+func (e *Engine) parallelism() int {
+	if e.Parallelism > 0 {
+		return e.Parallelism
+	}
+	return DefaultParallelism
+}
+
+func (e *Engine) logger() *slog.Logger {
+	if e.Env.Logger != nil {
+		return e.Env.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (e *Engine) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if e.TargetTimeout > 0 {
+		return context.WithTimeout(ctx, e.TargetTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// Plan reads and plans every target concurrently (bounded by Parallelism).
+// A target that cannot be read becomes a TargetPlan with Error set; the rest
+// of the plan is still produced. Targets keep the order they were given in.
+func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
+	p := &Plan{
+		FormatVersion: FormatVersion,
+		CreatedAt:     time.Now().UTC().Truncate(time.Second),
+		Targets:       make([]*TargetPlan, len(targets)),
+	}
+	log := e.logger()
+	forEachBounded(ctx, len(targets), e.parallelism(), func(i int) {
+		bt := targets[i]
+		start := time.Now()
+		tctx, cancel := e.withTimeout(ctx)
+		tp, err := safePlan(tctx, bt.Target)
+		cancel()
+		if err != nil {
+			if tp == nil {
+				tp = &TargetPlan{}
+			}
+			tp.Error = err.Error()
+			log.Warn("target could not be planned", "target", bt.Address, "error", err)
+		} else {
+			log.Debug("target planned", "target", bt.Address, "changes", len(tp.Changes), "elapsed", time.Since(start))
+		}
+		if tp.Address == "" {
+			tp.Address = bt.Address
+		}
+		if tp.Changes == nil {
+			tp.Changes = []Change{}
+		}
+		p.Targets[i] = tp
+		if e.OnProgress != nil {
+			e.OnProgress()
+		}
+	})
+	for i, tp := range p.Targets {
+		if tp == nil { // context cancelled before the target ran
+			p.Targets[i] = &TargetPlan{Address: targets[i].Address, Changes: []Change{}, Error: "not planned: " + context.Cause(ctx).Error()}
+		}
+	}
+	return p
+}
+
+// safePlan turns a provider panic into an error naming the target, so one
+// bad device answer cannot take the whole run down.
+func safePlan(ctx context.Context, t Target) (tp *TargetPlan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: internal error while planning: %v", t.Address(), r)
+		}
+	}()
+	return t.Plan(ctx)
+}
+
+func safeApply(ctx context.Context, t Target, tp *TargetPlan) (res *ApplyResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: internal error while applying: %v", t.Address(), r)
+		}
+	}()
+	return t.Apply(ctx, tp)
+}
+
+// forEachBounded runs fn(0..n-1) with at most par at once and waits. Work
+// not yet started when ctx ends is skipped.
+func forEachBounded(ctx context.Context, n, par int, fn func(i int)) {
+	if par < 1 {
+		par = 1
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			fn(i)
+		}(i)
+	}
+	wg.Wait()
+}
