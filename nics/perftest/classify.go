@@ -1,0 +1,133 @@
+package perftest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Failure classes. Callers (reports, JUnit) key on these strings.
+const (
+	ClassNoDevice  = "no-device"
+	ClassConnect   = "connect"
+	ClassRTRRTS    = "rtr-rts"
+	ClassGIDType   = "gid-type"
+	ClassTimeout   = "timeout"
+	ClassThreshold = "threshold"
+	ClassUnknown   = "unknown"
+)
+
+// Failure is a perftest run that did not produce a usable result, with a
+// hint a user can act on.
+type Failure struct {
+	Class  string // one of the Class* constants
+	Hint   string // what to check or change
+	Detail string // the perftest line(s) that identified the failure
+}
+
+func (f *Failure) Error() string {
+	s := "perftest " + f.Class
+	if f.Detail != "" {
+		s += ": " + f.Detail
+	}
+	if f.Hint != "" {
+		s += " (" + f.Hint + ")"
+	}
+	return s
+}
+
+// signature is one known failure text. Order matters: the first match in
+// signatures wins, so the most specific cause comes first (a GID-type
+// mismatch is also followed by "Unable to Connect the HCA's").
+type signature struct {
+	substr string
+	class  string
+	hint   string
+}
+
+const (
+	hintNoDevice = "no RDMA device is visible on this host: check `rdma link show` / `ibv_devinfo`, that the RDMA driver (e.g. mlx5_ib) is loaded and the device name in the policy; " +
+		"a host without RDMA hardware cannot run the probe (set probe { command } to a substitute for tests)"
+	hintConnect = "the two sides could not connect the HCAs: most often a GID-index or VLAN mismatch (pin the GID of the VLAN's IP, RoCE v2, on both hosts or use rdma_cm), " +
+		"or the server was not listening / the TCP rendezvous port is blocked"
+	hintRTRRTS     = "the queue pair could not move to RTR/RTS: the remote GID is unreachable or zero (wrong GID index, address not on the RoCE netdev/VLAN), or the path MTU/ports differ between the sides"
+	hintGIDType    = "the two hosts use GIDs of different RoCE versions (v1 vs v2): pin a GID index of the same RoCE version on both, or use rdma_cm (-R)"
+	hintMemlock    = "registering memory failed: raise the memlock limit (`* soft memlock unlimited` in /etc/security/limits.d, LimitMEMLOCK=infinity for services)"
+	hintCompletion = "work completions failed during the run (retries exceeded): packets are being dropped on the path — check PFC on every hop of the lossless class and the MTU"
+	hintThreshold  = "bandwidth was below the limit perftest was given (-w)"
+)
+
+var signatures = []signature{
+	{"Did not detect devices", ClassNoDevice, hintNoDevice},
+	{"Unable to find the Infiniband/RoCE device", ClassNoDevice, hintNoDevice},
+	{"No IB devices found", ClassNoDevice, hintNoDevice},
+	{"Failed to get IB devices list", ClassNoDevice, hintNoDevice},
+	{"wasn't found", ClassNoDevice, hintNoDevice}, // "IB device 'X' wasn't found"
+	{"Incompatibility issue with GID types", ClassGIDType, hintGIDType},
+	{"to RTR", ClassRTRRTS, hintRTRRTS}, // "Failed to modify QP 59 to RTR"
+	{"to RTS", ClassRTRRTS, hintRTRRTS},
+	{"Unable to Connect the HCA's", ClassConnect, hintConnect},
+	{"Couldn't read remote address", ClassConnect, hintConnect},
+	{"Failed to exchange data between server and clients", ClassConnect, hintConnect},
+	{"Unable to read to socket/rdma_cm", ClassConnect, hintConnect},
+	{"Couldn't connect to", ClassConnect, hintConnect},
+	{"Unable to open file descriptor for socket connection", ClassConnect, hintConnect},
+	{"rdma_bind_addr failed", ClassConnect, hintConnect},
+	{"rdma_resolve", ClassConnect, hintConnect},
+	{"BW result is below bw limit", ClassThreshold, hintThreshold},
+	{"RLIMIT_MEMLOCK", ClassUnknown, hintMemlock},
+	{"Couldn't allocate MR", ClassUnknown, hintMemlock},
+	{"Completion with error", ClassUnknown, hintCompletion},
+}
+
+// Classify inspects a finished run. It returns nil for a clean exit without
+// any known failure text, else the most specific Failure it recognises; an
+// unrecognised non-zero exit is ClassUnknown with perftest's last lines.
+func Classify(stdout, stderr string, exitCode int) *Failure {
+	all := stderr + "\n" + stdout
+	for _, s := range signatures {
+		if line, ok := lineContaining(all, s.substr); ok {
+			// The memlock warning is only a warning when the run succeeded.
+			if exitCode == 0 && s.class == ClassUnknown {
+				continue
+			}
+			return &Failure{Class: s.class, Hint: s.hint, Detail: line}
+		}
+	}
+	if exitCode == 0 {
+		return nil
+	}
+	return &Failure{
+		Class:  ClassUnknown,
+		Hint:   "perftest failed for a reason roce does not recognise; run the command by hand on both hosts",
+		Detail: fmt.Sprintf("exit code %d: %s", exitCode, lastLines(stderr, stdout, 3)),
+	}
+}
+
+func lineContaining(text, substr string) (string, bool) {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, substr) {
+			return strings.TrimSpace(l), true
+		}
+	}
+	return "", false
+}
+
+// lastLines returns up to n non-blank trailing lines of stderr (or stdout
+// when stderr is empty), joined with " / ".
+func lastLines(stderr, stdout string, n int) string {
+	src := stderr
+	if strings.TrimSpace(src) == "" {
+		src = stdout
+	}
+	var keep []string
+	ls := strings.Split(src, "\n")
+	for i := len(ls) - 1; i >= 0 && len(keep) < n; i-- {
+		if t := strings.TrimSpace(ls[i]); t != "" {
+			keep = append([]string{t}, keep...)
+		}
+	}
+	if len(keep) == 0 {
+		return "no output"
+	}
+	return strings.Join(keep, " / ")
+}

@@ -1,0 +1,134 @@
+package perftest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Row is one line of the perftest result table, converted to Gb/s.
+type Row struct {
+	Bytes       int
+	Iterations  uint64
+	PeakGbps    float64 // 0 in duration mode (-D) and with -N: perftest does not measure peak then
+	AvgGbps     float64
+	MsgRateMpps float64
+}
+
+// Result is one parsed perftest run.
+type Result struct {
+	Rows []Row
+	// AvgGbps / PeakGbps are the highest average / peak over all rows: with
+	// several sizes (-a) the largest messages show what the link can carry.
+	AvgGbps  float64
+	PeakGbps float64
+	Stdout   string
+	Stderr   string
+	ExitCode int
+	Argv     []string
+}
+
+// mibPerSecToGbps converts perftest's "MB/sec" (which is MiB/s: 2^20 bytes,
+// per its --report_gbits help text) to Gb/s (10^9 bits).
+const mibPerSecToGbps = float64(1<<20) * 8 / 1e9
+
+// unitFactor returns the multiplier to Gb/s for the unit named in the
+// "BW average[...]" header, or false when the unit is unknown.
+func unitFactor(header string) (float64, bool) {
+	const key = "BW average["
+	i := strings.Index(header, key)
+	if i < 0 {
+		return 0, false
+	}
+	rest := header[i+len(key):]
+	j := strings.IndexByte(rest, ']')
+	if j < 0 {
+		return 0, false
+	}
+	switch rest[:j] {
+	case "Gb/sec":
+		return 1, true
+	case "MB/sec", "MiB/sec":
+		return mibPerSecToGbps, true
+	}
+	return 0, false
+}
+
+// isHeader recognises the table header line (" #bytes  #iterations  BW peak[...]").
+func isHeader(line string) bool {
+	return strings.Contains(line, "#bytes") && strings.Contains(line, "BW average[")
+}
+
+// parseRow reads "size iters peak avg msgrate [more columns]". ok is false
+// for lines that are not data rows (separators, warnings, blank lines).
+func parseRow(line string, factor float64) (Row, bool, error) {
+	f := strings.Fields(line)
+	if len(f) < 5 {
+		return Row{}, false, nil
+	}
+	size, err := strconv.Atoi(f[0])
+	if err != nil || size < 0 {
+		return Row{}, false, nil // not a data row
+	}
+	iters, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return Row{}, false, fmt.Errorf("iterations %q is not a number", f[1])
+	}
+	var nums [3]float64
+	for k, s := range f[2:5] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v < 0 || v != v || v > 1e12 {
+			return Row{}, false, fmt.Errorf("column %d %q is not a bandwidth/rate", k+3, s)
+		}
+		nums[k] = v
+	}
+	return Row{
+		Bytes:       size,
+		Iterations:  iters,
+		PeakGbps:    nums[0] * factor,
+		AvgGbps:     nums[1] * factor,
+		MsgRateMpps: nums[2],
+	}, true, nil
+}
+
+// Parse reads the result table(s) from perftest stdout. It accepts the
+// [Gb/sec], [MB/sec] and [MiB/sec] headers (converting the latter two to
+// Gb/s), several size rows (-a), several tables (bidirectional
+// --report-both) and ignores everything else perftest prints.
+func Parse(stdout string) (*Result, error) {
+	res := &Result{Stdout: stdout}
+	lines := strings.Split(strings.ReplaceAll(stdout, "\r\n", "\n"), "\n")
+	headers := 0
+	for i := 0; i < len(lines); i++ {
+		if !isHeader(lines[i]) {
+			continue
+		}
+		headers++
+		factor, ok := unitFactor(lines[i])
+		if !ok {
+			return nil, fmt.Errorf("perftest output line %d: unknown bandwidth unit in header %q", i+1, strings.TrimSpace(lines[i]))
+		}
+		for i+1 < len(lines) {
+			row, ok, err := parseRow(lines[i+1], factor)
+			if err != nil {
+				return nil, fmt.Errorf("perftest output line %d: %w", i+2, err)
+			}
+			if !ok {
+				break
+			}
+			res.Rows = append(res.Rows, row)
+			i++
+		}
+	}
+	if headers == 0 {
+		return nil, fmt.Errorf("perftest output has no result table (no \"#bytes ... BW average[...]\" header)")
+	}
+	if len(res.Rows) == 0 {
+		return nil, fmt.Errorf("perftest output has a result header but no result rows")
+	}
+	for _, r := range res.Rows {
+		res.AvgGbps = max(res.AvgGbps, r.AvgGbps)
+		res.PeakGbps = max(res.PeakGbps, r.PeakGbps)
+	}
+	return res, nil
+}
