@@ -1,0 +1,5 @@
+package nexus
+
+func (e *Editor) line(line string) error {
+	return cliErrorf("ERROR: not implemented yet")
+}
