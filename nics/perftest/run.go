@@ -54,14 +54,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.ExitCode = exitCode(cmd, err)
 
-	var execErr *exec.Error
 	switch {
-	case errors.As(err, &execErr):
-		return res, &Failure{
-			Class:  ClassUnknown,
-			Hint:   "install perftest (Debian/Ubuntu: apt-get install perftest) or point probe { command } at your build",
-			Detail: fmt.Sprintf("cannot start %s: %v", argv[0], execErr.Err),
-		}
 	case runCtx.Err() != nil:
 		side := "client"
 		if o.IsServer() {
@@ -83,6 +76,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return res, c
 		}
 		return res, f
+	case err != nil && cmd.Process == nil:
+		// Never started: not installed, not executable, wrong path.
+		return res, &Failure{
+			Class:  ClassUnknown,
+			Hint:   "install perftest (Debian/Ubuntu: apt-get install perftest) or point probe { command } at your build",
+			Detail: fmt.Sprintf("cannot start %s: %v", argv[0], err),
+		}
 	case err != nil && res.ExitCode < 0:
 		return res, fmt.Errorf("perftest: running %s: %w", argv[0], err)
 	}
