@@ -1,0 +1,130 @@
+package nxsim
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/rocefabric/roce/nexus"
+)
+
+// RunCLI is `roce-lab nxos`: it serves one simulated switch until ctx is
+// done, after printing its address and host key fingerprint.
+func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("roce-lab nxos", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		platform = fs.String("platform", "nexus5000", "switch platform: nexus5000 or nexus7000")
+		listen   = fs.String("listen", "127.0.0.1:2222", "address to serve SSH on")
+		config   = fs.String("config", "", "running-config file the switch starts from")
+		hostname = fs.String("hostname", "switch", "switch name (the prompt)")
+		version  = fs.String("version", "", "NX-OS version (default: the platform's)")
+		user     = fs.String("user", "admin", "login user")
+		password = fs.String("password", "", "login password (default: $NXSIM_PASSWORD, else \"admin\")")
+		keyFile  = fs.String("host-key-file", "", "PEM host key; created (ed25519) when the file does not exist")
+		modules  = fs.String("modules", "", `modules as "slot:ports:model,..." e.g. "1:48:N7K-F248XP-25,2:48:N7K-M148GT-11"`)
+		vdc      = fs.String("vdc", "", "nexus7000: VDC the sessions land in (default VDC when empty)")
+		latency  = fs.Duration("latency", 0, "fault: delay before every answer")
+		dropN    = fs.Int("drop-after-config-lines", 0, "fault: drop the connection after N configuration lines")
+		reject   = fs.String("reject", "", "fault: configuration line answered with an invalid-command error")
+		verbose  = fs.Bool("v", false, "log connections")
+	)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("roce-lab nxos: unexpected argument %q", fs.Arg(0))
+	}
+	opts := Options{
+		Hostname: *hostname, Platform: *platform, Version: *version, VDC: *vdc,
+		Faults: Faults{Latency: *latency, DropAfterConfigLines: *dropN, RejectCommand: *reject},
+	}
+	if *config != "" {
+		b, err := os.ReadFile(*config)
+		if err != nil {
+			return fmt.Errorf("roce-lab nxos: read --config: %w", err)
+		}
+		opts.StartupConfig = string(b)
+	}
+	pw := *password
+	if pw == "" {
+		pw = "admin"
+		if v, ok := os.LookupEnv("NXSIM_PASSWORD"); ok {
+			pw = v
+		}
+	}
+	opts.Users = map[string]string{*user: pw}
+	if *modules != "" {
+		m, err := parseModulesFlag(*modules)
+		if err != nil {
+			return fmt.Errorf("roce-lab nxos: --modules: %w", err)
+		}
+		opts.Modules = m
+	}
+	if *keyFile != "" {
+		k, err := LoadOrCreateHostKey(*keyFile)
+		if err != nil {
+			return fmt.Errorf("roce-lab nxos: %w", err)
+		}
+		opts.HostKey = k
+	}
+	if *verbose {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	srv, err := Listen(ctx, *listen, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "nxsim %s (%s) listening on %s\nhost key %s %s\nlog in with: ssh -p %s %s@%s\n",
+		*hostname, *platform, srv.Addr(), srv.Switch().HostKey().Type(),
+		ssh.FingerprintSHA256(srv.Switch().HostKey()), portOf(srv.Addr()), *user, hostOf(srv.Addr()))
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// parseModulesFlag reads "slot:ports:model[:type],...".
+func parseModulesFlag(s string) ([]nexus.Module, error) {
+	var mods []nexus.Module
+	for _, part := range strings.Split(s, ",") {
+		f := strings.Split(strings.TrimSpace(part), ":")
+		if len(f) < 3 {
+			return nil, fmt.Errorf("%q: want slot:ports:model", part)
+		}
+		slot, err1 := strconv.Atoi(f[0])
+		ports, err2 := strconv.Atoi(f[1])
+		if err := errors.Join(err1, err2); err != nil || slot < 1 || ports < 0 {
+			return nil, fmt.Errorf("%q: slot and ports must be numbers (slot from 1)", part)
+		}
+		m := nexus.Module{Slot: slot, Ports: ports, Model: f[2], Status: "ok", Series: seriesOf(f[2])}
+		m.Type = "Ethernet Module"
+		if ports == 0 {
+			m.Type, m.Status = "Supervisor Module", "active *"
+		}
+		if len(f) > 3 {
+			m.Type = f[3]
+		}
+		mods = append(mods, m)
+	}
+	return mods, nil
+}
+
+func hostOf(addr string) string {
+	i := strings.LastIndexByte(addr, ':')
+	return addr[:i]
+}
+
+func portOf(addr string) string {
+	i := strings.LastIndexByte(addr, ':')
+	return addr[i+1:]
+}

@@ -1,0 +1,60 @@
+package nxsim
+
+import (
+	"strings"
+
+	"github.com/rocefabric/roce/nexus"
+)
+
+// enterConfig starts configuration mode for a session.
+func (sw *Switch) enterConfig(s *session) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	s.ed = nexus.NewEditor(sw.cfg, sw.platform, sw.modules)
+	s.gen = sw.gen
+}
+
+// edit applies one configuration line to the running config. A session
+// whose Editor was built before a rollback replaced the config gets a fresh
+// one at the top configuration level (its sub-mode is lost, as the object it
+// was editing may no longer exist).
+func (sw *Switch) edit(s *session, cmd string) error {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if s.ed == nil || s.gen != sw.gen {
+		s.ed = nexus.NewEditor(sw.cfg, sw.platform, sw.modules)
+		s.gen = sw.gen
+	}
+	err := s.ed.Line(cmd)
+	if !s.ed.InConfig() {
+		s.ed = nil
+	}
+	return err
+}
+
+// countConfigLine counts one configuration line and reports whether the
+// DropAfterConfigLines fault fires on it.
+func (sw *Switch) countConfigLine() bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.configLines++
+	return sw.faults.DropAfterConfigLines > 0 && sw.configLines == sw.faults.DropAfterConfigLines
+}
+
+// vdcRefusal refuses network-qos configuration in a non-default VDC of a
+// 7000: network-qos is system-wide and set only in the default VDC
+// (reference §2.4, §2.5). The message wording is ours (UNCONFIRMED).
+func (sw *Switch) vdcRefusal(mode, cmd string) (string, bool) {
+	if sw.vdc == "" {
+		return "", false
+	}
+	c := strings.Join(strings.Fields(strings.ToLower(cmd)), " ")
+	nq := strings.HasPrefix(c, "qos copy policy-map type network-qos") ||
+		strings.HasPrefix(c, "policy-map type network-qos") ||
+		strings.HasPrefix(c, "class-map type network-qos") ||
+		(mode == "config-sys-qos" && strings.HasPrefix(c, "service-policy type network-qos"))
+	if !nq {
+		return "", false
+	}
+	return "ERROR: network-qos can be configured only in the default VDC; this session is in VDC " + sw.vdc, true
+}

@@ -1,0 +1,168 @@
+package nxsim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// execTree builds the exec-mode grammar of a switch. It is built once per
+// switch and never changed afterwards.
+func (sw *Switch) execTree() *cmdNode {
+	t := &cmdNode{}
+	none := func(*session, []string) (string, error) { return "", nil }
+	t.add("terminal length <n>", none)
+	t.add("terminal width <n>", none)
+	t.add("terminal dont-ask", none)
+	t.add("terminal session-timeout <n>", none)
+	t.add("terminal no dont-ask", none)
+
+	conf := func(s *session, _ []string) (string, error) {
+		s.sw.enterConfig(s)
+		return "Enter configuration commands, one per line. End with CNTL/Z.", nil
+	}
+	t.add("configure", conf)
+	t.add("configure terminal", conf)
+	t.add("end", none)
+	t.add("exit", func(*session, []string) (string, error) { return "", errExit })
+
+	t.add("show version", func(s *session, _ []string) (string, error) { return s.sw.showVersion(), nil })
+	t.add("show module", func(s *session, _ []string) (string, error) { return s.sw.showModule(), nil })
+	t.add("show running-config", func(s *session, _ []string) (string, error) {
+		return s.sw.showRunning("show running-config", ""), nil
+	})
+	for _, sec := range []string{"ipqos", "aclmgr"} {
+		t.add("show running-config "+sec, func(s *session, _ []string) (string, error) {
+			return s.sw.showRunning("show running-config "+sec, sec), nil
+		})
+	}
+	t.add("show running-config interface", func(s *session, _ []string) (string, error) {
+		return s.sw.showRunning("show running-config interface", "interface"), nil
+	})
+	t.add("show running-config interface <list...>", func(s *session, a []string) (string, error) {
+		return s.sw.showRunningInterfaces(a[0])
+	})
+	t.add("show interface priority-flow-control", func(s *session, _ []string) (string, error) {
+		return s.sw.showPFC(), nil
+	})
+	t.add("show queuing interface", func(s *session, _ []string) (string, error) {
+		return s.sw.showQueuing("")
+	})
+	t.add("show queuing interface <list...>", func(s *session, a []string) (string, error) {
+		return s.sw.showQueuing(a[0])
+	})
+
+	t.add("show checkpoint summary", func(s *session, _ []string) (string, error) {
+		return s.sw.checkpointSummary(), nil
+	})
+	t.add("show diff rollback-patch checkpoint <name> running-config", func(s *session, a []string) (string, error) {
+		return s.sw.checkpointDiff(a[0])
+	})
+	cp := func(s *session, a []string) (string, error) {
+		name, desc := "", ""
+		if len(a) > 0 {
+			name = a[0]
+		}
+		if len(a) > 1 {
+			desc = strings.Trim(a[1], `"`)
+		}
+		return s.sw.createCheckpoint(name, desc, s.user)
+	}
+	t.add("checkpoint", cp)
+	t.add("checkpoint <name>", cp)
+	t.add("checkpoint <name> description <text...>", cp)
+	t.add("no checkpoint <name>", func(s *session, a []string) (string, error) {
+		return "", s.sw.deleteCheckpoint(a[0])
+	})
+	rb := func(s *session, a []string) (string, error) { return s.sw.rollback(a[0]) }
+	t.add("rollback running-config checkpoint <name>", rb)
+	for _, typ := range []string{"atomic", "best-effort", "stop-at-first-failure"} {
+		t.add("rollback running-config checkpoint <name> "+typ, rb)
+		t.add("rollback running-config checkpoint <name> "+typ+" verbose", rb)
+	}
+	t.add("rollback running-config checkpoint <name> verbose", rb)
+	t.add("copy running-config startup-config", func(*session, []string) (string, error) {
+		return "[########################################] 100%\nCopy complete.", nil
+	})
+
+	if sw.kind == "nexus7000" {
+		t.add("show vdc", func(s *session, _ []string) (string, error) { return s.sw.showVDC(), nil })
+		t.add("show vdc current-vdc", func(s *session, _ []string) (string, error) {
+			id, name := s.sw.currentVDC()
+			return fmt.Sprintf("Current vdc is %d - %s", id, name), nil
+		})
+	}
+	return t
+}
+
+// execLine runs one exec-mode line. base is the column where the line
+// starts on the terminal (after the prompt), for the caret.
+func (s *session) execLine(line string, base int) (string, error) {
+	h, args, merr := s.sw.exec.match(line)
+	if merr != nil {
+		return caretError(base+merr.col, merr.kind, ""), nil
+	}
+	out, err := h(s, args)
+	switch {
+	case err == errExit:
+		return out, err
+	case err != nil:
+		return err.Error(), nil
+	}
+	return out, nil
+}
+
+// showRunning prints `show running-config [section]` with the header lines
+// NX-OS puts first; section "" is the whole configuration.
+func (sw *Switch) showRunning(command, section string) string {
+	sw.mu.Lock()
+	body := sw.cfg.String()
+	if section != "" {
+		body = sw.cfg.Section(section)
+	}
+	sw.mu.Unlock()
+	return sw.runningHeader(command) + body
+}
+
+func (sw *Switch) runningHeader(command string) string {
+	return "\n!Command: " + command + "\n!Time: " + sw.now().UTC().Format(time.ANSIC) +
+		"\n\nversion " + sw.version.OS + "\n\n"
+}
+
+// showRunningInterfaces prints `show running-config interface LIST`.
+func (sw *Switch) showRunningInterfaces(list string) (string, error) {
+	names, err := sw.expandInterfaces(list)
+	if err != nil {
+		return "", err
+	}
+	sw.mu.Lock()
+	body := sw.cfg.InterfaceConfig(names...)
+	sw.mu.Unlock()
+	return sw.runningHeader("show running-config interface "+list) + body, nil
+}
+
+// currentVDC returns the VDC id and name sessions land in; the default VDC
+// is id 1 and carries the switch name.
+func (sw *Switch) currentVDC() (int, string) {
+	if sw.vdc == "" {
+		return 1, sw.hostname
+	}
+	return 2, sw.vdc
+}
+
+// showVDC prints `show vdc`. From the default VDC every VDC is listed; from
+// another VDC only that one (the layout is UNCONFIRMED in the reference).
+func (sw *Switch) showVDC() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %-33s %-19s %-19s %-11s %s\n", "vdc_id", "vdc_name", "state", "mac", "type", "lc")
+	fmt.Fprintf(&b, "%-7s %-33s %-19s %-19s %-11s %s\n", "------", "--------", "-----", "----------", "---------", "------")
+	row := func(id int, name, typ string) {
+		fmt.Fprintf(&b, "%-7d %-33s %-19s %-19s %-11s %s\n", id, name, "active", fmt.Sprintf("00:26:98:0f:d9:c%d", id), typ, "f2 m1")
+	}
+	if sw.vdc == "" {
+		row(1, sw.hostname, "Admin")
+	} else {
+		row(2, sw.vdc, "Ethernet")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

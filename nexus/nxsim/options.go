@@ -1,0 +1,66 @@
+// Package nxsim is a simulated Cisco Nexus 5000/7000 reachable over real SSH.
+//
+// One Switch holds the running config (in the nexus model), the checkpoints
+// and the fault settings; any number of SSH sessions share it. Sessions
+// behave like the NX-OS CLI that scrapligo and OpenSSH users see: the
+// `hostname#` prompt, sub-mode prompts taken from the nexus grammar Editor,
+// echo of typed input, caret errors, checkpoint/rollback and the show
+// commands the provider reads. The device facts it follows are in
+// shared/reference/nxos.md.
+package nxsim
+
+import (
+	"log/slog"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/rocefabric/roce/nexus"
+)
+
+// Options describe one simulated switch.
+type Options struct {
+	Hostname string
+	// Platform is "nexus5000" or "nexus7000".
+	Platform string
+	// Version is the NX-OS version, e.g. "7.1(4)N1(1)"; "" picks a
+	// platform default.
+	Version string
+	// Chassis is the chassis line of `show version`; "" picks a platform
+	// default.
+	Chassis string
+	// Modules is the `show module` table; nil picks a platform default (a
+	// 7000 gets one F-series and one M-series card).
+	Modules []nexus.Module
+	// Interfaces the switch has; nil derives Ethernet<slot>/<port> from the
+	// modules.
+	Interfaces []string
+	// StartupConfig is running-config text the switch boots with ("" = empty).
+	StartupConfig string
+	// Users maps username → password. Nil or empty accepts "admin"/"admin".
+	Users map[string]string
+	// AuthorizedKeys are public keys accepted for any user.
+	AuthorizedKeys []ssh.PublicKey
+	// HostKey is the server key; nil generates an ed25519 key.
+	HostKey ssh.Signer
+	// VDC is, on a 7000, the VDC sessions land in ("" = the default VDC).
+	VDC    string
+	Faults Faults
+	Logger *slog.Logger
+}
+
+// Faults inject misbehaviour, for tests and benchmarks.
+type Faults struct {
+	// Latency is added before every answer.
+	Latency time.Duration
+	// DropAfterConfigLines closes the connection right after the Nth line
+	// typed in configuration mode has been handled (0 = never). The count
+	// runs across all sessions of the switch until SetFaults resets it.
+	DropAfterConfigLines int
+	// RejectCommand is a configuration line (exact match after trimming)
+	// answered with an invalid-command error and not applied.
+	RejectCommand string
+	// StallCommand is a line that is never answered; the session stays
+	// silent until its connection closes.
+	StallCommand string
+}

@@ -1,0 +1,191 @@
+package nxsim
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/rocefabric/roce/nexus"
+	"github.com/rocefabric/roce/platforms"
+)
+
+// Switch is one simulated Nexus. It is safe for concurrent use by any number
+// of SSH sessions.
+type Switch struct {
+	hostname   string
+	kind       string
+	vdc        string
+	version    nexus.Version
+	modules    []nexus.Module
+	interfaces []string
+	platform   nexus.Platform
+	hostKey    ssh.Signer
+	users      map[string]string
+	authKeys   []ssh.PublicKey
+	log        *slog.Logger
+	now        func() time.Time
+	exec       *cmdNode // exec-mode grammar, fixed after New
+
+	mu sync.Mutex
+	// cfg is the running config. A rollback replaces it; gen counts the
+	// replacements so sessions holding an Editor on the old value notice.
+	cfg         *nexus.Config
+	gen         uint64
+	checkpoints []*checkpoint
+	faults      Faults
+	configLines int // configuration lines handled since the last SetFaults
+}
+
+// New builds a switch from opts. The startup config must parse.
+func New(opts Options) (*Switch, error) {
+	def, err := defaultsFor(opts.Platform)
+	if err != nil {
+		return nil, err
+	}
+	s := &Switch{
+		hostname: opts.Hostname,
+		kind:     opts.Platform,
+		vdc:      opts.VDC,
+		hostKey:  opts.HostKey,
+		authKeys: slices.Clone(opts.AuthorizedKeys),
+		log:      opts.Logger,
+		faults:   opts.Faults,
+		now:      time.Now,
+	}
+	if s.hostname == "" {
+		s.hostname = "switch"
+	}
+	if s.vdc != "" && s.kind != "nexus7000" {
+		return nil, fmt.Errorf("nxsim %s: VDC %q set, but only a nexus7000 has VDCs", s.hostname, s.vdc)
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.users = map[string]string{"admin": "admin"}
+	if len(opts.Users) > 0 {
+		s.users = make(map[string]string, len(opts.Users))
+		for u, p := range opts.Users {
+			s.users[u] = p
+		}
+	}
+	osv := opts.Version
+	if osv == "" {
+		osv = def.version
+	}
+	chassis := opts.Chassis
+	if chassis == "" {
+		chassis = def.chassis
+	}
+	image := def.image
+	if opts.Version != "" {
+		image = imageFor(s.kind, osv)
+	}
+	s.version = nexus.Version{Platform: def.platform, Chassis: chassis, OS: osv, Kickstart: osv, Image: image}
+
+	s.modules = slices.Clone(opts.Modules)
+	if s.modules == nil {
+		s.modules = def.modules
+	}
+	for i := range s.modules {
+		if s.modules[i].Series == "" {
+			s.modules[i].Series = seriesOf(s.modules[i].Model)
+		}
+	}
+	s.interfaces = slices.Clone(opts.Interfaces)
+	if s.interfaces == nil {
+		s.interfaces = interfacesOf(s.modules)
+	}
+
+	s.platform, err = nexus.PlatformFor(s.kind, platforms.Default())
+	if err != nil {
+		return nil, fmt.Errorf("nxsim %s: %w", s.hostname, err)
+	}
+	s.cfg, err = nexus.Parse(opts.StartupConfig)
+	if err != nil {
+		return nil, fmt.Errorf("nxsim %s: startup config: %w", s.hostname, err)
+	}
+	s.exec = s.execTree()
+	if s.hostKey == nil {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("nxsim %s: generate host key: %w", s.hostname, err)
+		}
+		s.hostKey, err = ssh.NewSignerFromKey(priv)
+		if err != nil {
+			return nil, fmt.Errorf("nxsim %s: host key: %w", s.hostname, err)
+		}
+	}
+	return s, nil
+}
+
+// imageFor names the system image file the way the release would, e.g.
+// 7.1(4)N1(1) → bootflash:///n5000-uk9.7.1.4.N1.1.bin (reference §4).
+func imageFor(kind, version string) string {
+	v := make([]rune, 0, len(version))
+	for _, r := range version {
+		switch r {
+		case '(', ')':
+			if len(v) > 0 && v[len(v)-1] != '.' {
+				v = append(v, '.')
+			}
+		default:
+			v = append(v, r)
+		}
+	}
+	s := string(v)
+	if len(s) > 0 && s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	if kind == "nexus7000" {
+		return "bootflash:///n7000-s2-dk9." + s + ".bin"
+	}
+	return "bootflash:///n5000-uk9." + s + ".bin"
+}
+
+// Hostname is the switch name shown in the prompt.
+func (s *Switch) Hostname() string { return s.hostname }
+
+// RunningConfig returns the full running config text (without the
+// !Command/!Time header `show running-config` adds).
+func (s *Switch) RunningConfig() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.String()
+}
+
+// SetFaults replaces the fault settings and restarts the configuration
+// line count.
+func (s *Switch) SetFaults(f Faults) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+	s.configLines = 0
+}
+
+// faultsNow returns the current fault settings.
+func (s *Switch) faultsNow() Faults {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults
+}
+
+// HostKey is the public half of the SSH host key.
+func (s *Switch) HostKey() ssh.PublicKey { return s.hostKey.PublicKey() }
+
+// Checkpoints returns the names of the stored checkpoints, oldest first.
+func (s *Switch) Checkpoints() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, len(s.checkpoints))
+	for i, c := range s.checkpoints {
+		names[i] = c.name
+	}
+	return names
+}
