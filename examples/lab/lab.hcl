@@ -1,0 +1,133 @@
+# The lab fabric. `roce-lab up examples/lab` starts a simulator for every
+# switch and a network namespace for every host below, then writes
+# .lab/lab.vars with where they listen. Plan against it with:
+#
+#   roce-plan -var-file examples/lab/.lab/lab.vars examples/lab
+#
+# One RoCE v2 class (UDP 4791, DSCP 26) carried on priority 4 end to end:
+# the Nexus 5000 keeps its FCoE class on CoS 3, the Nexus 7000 matches the
+# class by CoS 4 (its templates match CoS only), and the gNMI switches pause
+# priority 4.
+
+variable "lab_addresses" {
+  description = "Where each simulated switch listens; written by roce-lab up."
+  type        = map(string)
+  default     = {}
+}
+
+variable "lab_netns" {
+  description = "The network namespace of each lab host; written by roce-lab up."
+  type        = map(string)
+  default     = {}
+}
+
+locals {
+  # host => the switch it hangs off, and its RoCE address on VLAN 100.
+  hosts = {
+    h1 = { switch = "n5k-1", ip = "10.10.0.11/24" }
+    h2 = { switch = "n7k-1", ip = "10.10.0.12/24" }
+    h3 = { switch = "eos-1", ip = "10.10.0.13/24" }
+    h4 = { switch = "sonic-1", ip = "10.10.0.14/24" }
+  }
+  tls = {
+    ca_file     = ".lab/pki/ca.pem"
+    server_name = "localhost"
+  }
+}
+
+credentials "lab" {
+  username      = "admin"
+  password_file = ".lab/password"
+}
+
+lossless "rocev2" {
+  udp_port          = 4791
+  dscp              = [26]
+  priority          = 4
+  mtu               = 9216
+  bandwidth_percent = 50
+}
+
+switch "n5k-1" {
+  platform    = "nexus5000"
+  address     = lookup(var.lab_addresses, "n5k-1", "127.0.0.1:2201")
+  credentials = "lab"
+  known_hosts = ".lab/known_hosts"
+  interfaces  = ["Ethernet1/1-4"]
+  fcoe        = true
+}
+
+switch "n7k-1" {
+  platform    = "nexus7000"
+  address     = lookup(var.lab_addresses, "n7k-1", "127.0.0.1:2202")
+  credentials = "lab"
+  known_hosts = ".lab/known_hosts"
+  # Slot 3 is an F2 module (PFC-capable); slot 4 is M1 and is not managed.
+  interfaces = ["Ethernet3/1-4"]
+}
+
+switch "eos-1" {
+  platform    = "gnmi"
+  profile     = "arista"
+  address     = lookup(var.lab_addresses, "eos-1", "127.0.0.1:6030")
+  credentials = "lab"
+  interfaces  = ["Ethernet1", "Ethernet2"]
+  tls {
+    ca_file     = local.tls.ca_file
+    server_name = local.tls.server_name
+  }
+}
+
+switch "sonic-1" {
+  platform    = "gnmi"
+  profile     = "sonic"
+  address     = lookup(var.lab_addresses, "sonic-1", "127.0.0.1:6031")
+  credentials = "lab"
+  interfaces  = ["Ethernet0", "Ethernet4"]
+  tls {
+    ca_file     = local.tls.ca_file
+    server_name = local.tls.server_name
+  }
+}
+
+switch "srl-1" {
+  platform    = "gnmi"
+  profile     = "srlinux"
+  address     = lookup(var.lab_addresses, "srl-1", "127.0.0.1:6032")
+  credentials = "lab"
+  interfaces  = ["ethernet-1/1", "ethernet-1/2"]
+  tls {
+    ca_file     = local.tls.ca_file
+    server_name = local.tls.server_name
+  }
+}
+
+host "lab" {
+  for_each = local.hosts
+
+  local  = true
+  netns  = lookup(var.lab_netns, each.key, "")
+  root   = ".lab/hosts/${each.key}"
+  switch = each.value.switch
+  mpi    = ["openmpi", "nccl"]
+
+  nic "eth0" {
+    rdma_device = "mlx5_0"
+    vlan        = 100
+    address     = each.value.ip
+    roce_mode   = "v2"
+    mtu         = 9000
+  }
+}
+
+probe {
+  tool               = "ib_write_bw"
+  duration           = "5s"
+  threshold_fraction = 0.9
+}
+
+rollout {
+  canary      = 1
+  batch_size  = 4
+  parallelism = 8
+}
