@@ -1,0 +1,65 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// RenderJSON writes the plan as indented JSON (docs/plan-json.md,
+// docs/plan.schema.json). Field order follows the Go types with
+// format_version first; map keys are sorted, so the same plan always gives
+// the same bytes.
+func RenderJSON(w io.Writer, p *Plan) error {
+	b, err := marshalPlanIndent(p, "")
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing JSON plan: %w", err)
+	}
+	return nil
+}
+
+// marshalPlanIndent is the one JSON encoding of a plan, shared by RenderJSON
+// and the saved-plan file. prefix indents every line after the first, so
+// the plan can be nested in an envelope byte for byte.
+func marshalPlanIndent(p *Plan, prefix string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Notes and configs contain < and &; keep them readable.
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(normalizePlan(p)); err != nil {
+		return nil, fmt.Errorf("encoding plan as JSON: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// normalizePlan returns a shallow copy of p in the documented JSON shape:
+// format_version set, no null targets, and "changes" always an array so
+// consumers never have to tell null from [].
+func normalizePlan(p *Plan) *Plan {
+	out := &Plan{FormatVersion: FormatVersion, Targets: []*TargetPlan{}}
+	if p == nil {
+		return out
+	}
+	*out = *p
+	if out.FormatVersion == "" {
+		out.FormatVersion = FormatVersion
+	}
+	out.Targets = make([]*TargetPlan, 0, len(p.Targets))
+	for _, t := range p.Targets {
+		if t == nil {
+			continue
+		}
+		if t.Changes == nil {
+			c := *t
+			c.Changes = []Change{}
+			t = &c
+		}
+		out.Targets = append(out.Targets, t)
+	}
+	return out
+}

@@ -1,0 +1,244 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// TextOptions control the human diff.
+type TextOptions struct {
+	// Color adds ANSI colour (green +, red -, yellow ~). Only set it when
+	// the writer is a terminal (see IsTerminal).
+	Color bool
+	// Verbose shows the full before/after of every changed object (not
+	// only the lines around a change), the commands or gNMI ops of each
+	// change, targets that are up to date, facts and fingerprints.
+	Verbose bool
+}
+
+// ANSI escape sequences used by the text renderers.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiDim    = "\x1b[2m"
+)
+
+// diffContext is how many unchanged lines are kept around a changed line
+// when not verbose.
+const diffContext = 2
+
+// RenderText writes the plan as a Terraform-like diff followed by the
+// one-line summary.
+func RenderText(w io.Writer, p *Plan, o TextOptions) error {
+	tw := &textWriter{w: w, color: o.Color}
+	if p != nil {
+		if o.Verbose {
+			tw.linef("", "Policy %s (%s), planned at %s.", p.PolicyDir, p.PolicyDigest,
+				p.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"))
+			tw.line("", "")
+		}
+		for _, t := range p.Targets {
+			if t == nil || !(o.Verbose || t.HasChanges() || t.Error != "" || t.Offline || len(t.Warnings) > 0) {
+				continue
+			}
+			renderTargetText(tw, t, o)
+			tw.line("", "")
+		}
+	}
+	tw.line(ansiBold, Summary(p))
+	return tw.err
+}
+
+// renderTargetText writes one target's section.
+func renderTargetText(tw *textWriter, t *TargetPlan, o TextOptions) {
+	switch {
+	case t.Error != "":
+		tw.line(ansiRed+ansiBold, t.Address+": could not be read: "+t.Error)
+	case t.HasChanges():
+		tw.line(ansiBold, targetTitle(t)+" will be changed")
+	default:
+		tw.line(ansiBold, targetTitle(t)+" is up to date")
+	}
+	if t.Offline {
+		tw.line(ansiYellow, "  (planned against saved capture; roce-apply will refuse it)")
+	}
+	if o.Verbose {
+		if t.Fingerprint != "" {
+			tw.line(ansiDim, "  fingerprint: "+t.Fingerprint)
+		}
+		if len(t.Facts) > 0 {
+			tw.line(ansiDim, "  facts: "+formatFacts(t.Facts))
+		}
+	}
+	for _, wn := range t.Warnings {
+		tw.line(ansiYellow, "  warning: "+wn)
+	}
+	for _, ch := range t.Changes {
+		renderChangeText(tw, ch, o)
+	}
+	if o.Verbose && scriptDiffers(t) {
+		tw.linef("", "  apply script (%s):", plural(len(t.Commands)+len(t.Ops), "step", "steps"))
+		for _, c := range t.Commands {
+			tw.line("", "      "+c)
+		}
+		for _, op := range t.Ops {
+			tw.line("", "      "+formatOp(op))
+		}
+	}
+}
+
+// targetTitle is "switch.n5k-a (nexus5000, 10.0.0.1:22)".
+func targetTitle(t *TargetPlan) string {
+	inner := t.Kind
+	if t.Endpoint != "" {
+		if inner != "" {
+			inner += ", "
+		}
+		inner += t.Endpoint
+	}
+	if inner == "" {
+		return t.Address
+	}
+	return t.Address + " (" + inner + ")"
+}
+
+// renderChangeText writes one change: its headline, drift note, line diff
+// and (verbose) its commands or ops.
+func renderChangeText(tw *textWriter, ch Change, o TextOptions) {
+	sym, col := actionSymbol(ch.Action)
+	head := "  " + sym + " " + ch.Address
+	if tag := disruptionPhrase(ch.Disrupt); tag != "" {
+		head += " [" + tag + "]"
+	}
+	if ch.Drift {
+		head += " (drift)"
+	}
+	tw.line(col, head)
+	if ch.Note != "" {
+		if ch.Drift {
+			tw.line(ansiYellow+ansiBold, "      drift: "+ch.Note)
+		} else {
+			tw.line("", "      note: "+ch.Note)
+		}
+	}
+	ctx := diffContext
+	if o.Verbose {
+		ctx = -1
+	}
+	for _, dl := range elide(diffLines(ch.Before, ch.After), ctx) {
+		switch dl.Kind {
+		case '+':
+			tw.line(ansiGreen, "      + "+dl.Text)
+		case '-':
+			tw.line(ansiRed, "      - "+dl.Text)
+		case '~':
+			tw.line(ansiDim, "        ...")
+		default:
+			tw.line("", "        "+dl.Text)
+		}
+	}
+	if !o.Verbose || len(ch.Commands)+len(ch.Ops) == 0 {
+		return
+	}
+	tw.line("", "      commands:")
+	for _, c := range ch.Commands {
+		tw.line("", "        "+c)
+	}
+	for _, op := range ch.Ops {
+		tw.line("", "        "+formatOp(op))
+	}
+}
+
+// actionSymbol maps an action to its diff symbol and colour.
+func actionSymbol(a Action) (string, string) {
+	switch a {
+	case ActionCreate:
+		return "+", ansiGreen
+	case ActionDelete:
+		return "-", ansiRed
+	}
+	return "~", ansiYellow
+}
+
+// formatOp renders a gNMI op as "replace openconfig:/qos/... = {...}".
+func formatOp(op Op) string {
+	s := op.Op + " "
+	if op.Origin != "" {
+		s += op.Origin + ":"
+	}
+	s += op.Path
+	if len(op.Value) > 0 {
+		s += " = " + compactJSON(op.Value)
+	}
+	return s
+}
+
+// formatFacts renders facts as "k=v, k=v" in key order.
+func formatFacts(f map[string]string) string {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + f[k]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// scriptDiffers reports whether the target's whole apply script is more
+// than the concatenation of its changes' commands and ops (for example a
+// provider wraps it in checkpoint or ordering steps), so verbose output
+// shows it once more in full.
+func scriptDiffers(t *TargetPlan) bool {
+	var cmds []string
+	var ops []string
+	for _, ch := range t.Changes {
+		cmds = append(cmds, ch.Commands...)
+		for _, op := range ch.Ops {
+			ops = append(ops, formatOp(op))
+		}
+	}
+	if len(cmds) != len(t.Commands) || len(ops) != len(t.Ops) {
+		return true
+	}
+	for i := range cmds {
+		if cmds[i] != t.Commands[i] {
+			return true
+		}
+	}
+	for i := range ops {
+		if ops[i] != formatOp(t.Ops[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// textWriter writes lines, optionally coloured, and keeps the first error
+// so the renderers can write freely and report once.
+type textWriter struct {
+	w     io.Writer
+	color bool
+	err   error
+}
+
+func (tw *textWriter) line(color, s string) {
+	if tw.err != nil {
+		return
+	}
+	if tw.color && color != "" {
+		s = color + s + ansiReset
+	}
+	_, tw.err = io.WriteString(tw.w, s+"\n")
+}
+
+func (tw *textWriter) linef(color, format string, args ...any) {
+	tw.line(color, fmt.Sprintf(format, args...))
+}
