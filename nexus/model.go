@@ -299,3 +299,52 @@ func (c *Config) InterfaceConfig(names ...string) string {
 	}
 	return b.String()
 }
+
+// rank orders top-level objects the way NX-OS prints them; new objects are
+// inserted after the last object of the same or a lower rank.
+func rank(o *Object) int {
+	switch o.Kind {
+	case KindACL:
+		return 1
+	case KindClassMap:
+		return 2
+	case KindPolicyMap:
+		return 3
+	case KindSystemQoS:
+		return 4
+	case KindInterface:
+		return 5
+	}
+	return 0
+}
+
+// insert adds a new object in its section.
+func (c *Config) insert(o *Object) {
+	r := rank(o)
+	at := -1
+	for i, x := range c.Objects {
+		if xr := rank(x); xr > 0 && xr <= r {
+			at = i + 1
+		}
+	}
+	if at < 0 {
+		at = len(c.Objects)
+		for i, x := range c.Objects {
+			if rank(x) > r {
+				at = i
+				break
+			}
+		}
+	}
+	c.Objects = append(c.Objects[:at], append([]*Object{o}, c.Objects[at:]...)...)
+}
+
+// remove deletes the object (by identity).
+func (c *Config) remove(o *Object) {
+	for i, x := range c.Objects {
+		if x == o {
+			c.Objects = append(c.Objects[:i], c.Objects[i+1:]...)
+			return
+		}
+	}
+}
