@@ -1,0 +1,152 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestRenderJSONGolden(t *testing.T) {
+	tests := []struct {
+		golden string
+		plan   *Plan
+	}{
+		{"plan.json", fixturePlan()},
+		{"empty.json", emptyPlan()},
+		{"nil.json", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.golden, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := RenderJSON(&buf, tc.plan); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, tc.golden, buf.Bytes())
+		})
+	}
+}
+
+func TestRenderJSONShape(t *testing.T) {
+	var buf bytes.Buffer
+	if err := RenderJSON(&buf, fixturePlan()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.HasPrefix(out, "{\n  \"format_version\": \"1\",\n") {
+		t.Errorf("format_version is not the first field:\n%.80s", out)
+	}
+	if !strings.Contains(out, `description <to host-1 & host-2>`) {
+		t.Error("< and & are HTML-escaped; JSON output must keep config text readable")
+	}
+	// Round trip: the JSON is the plan, nothing lost.
+	var back Plan
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := RenderJSON(&again, &back); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != out {
+		t.Error("re-rendering the decoded JSON plan gives different bytes")
+	}
+	// Same plan, same bytes (map order must not leak in).
+	for i := 0; i < 5; i++ {
+		var b bytes.Buffer
+		if err := RenderJSON(&b, fixturePlan()); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != out {
+			t.Fatal("RenderJSON is not deterministic")
+		}
+	}
+}
+
+func TestRenderJSONNormalizes(t *testing.T) {
+	p := &Plan{Targets: []*TargetPlan{nil, {Address: "host.a", Kind: "host"}}}
+	var buf bytes.Buffer
+	if err := RenderJSON(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["format_version"] != FormatVersion {
+		t.Errorf("format_version = %v, want %q", got["format_version"], FormatVersion)
+	}
+	targets := got["targets"].([]any)
+	if len(targets) != 1 {
+		t.Fatalf("nil target not dropped: %v", targets)
+	}
+	if ch := targets[0].(map[string]any)["changes"]; !reflect.DeepEqual(ch, []any{}) {
+		t.Errorf("changes = %#v, want []", ch)
+	}
+	if p.FormatVersion != "" || p.Targets[1].Changes != nil {
+		t.Error("RenderJSON modified the caller's plan")
+	}
+}
+
+// TestJSONMatchesSchema validates every JSON the package emits against
+// docs/plan.schema.json and checks that the fixtures exercise every
+// documented property, so the schema and the code cannot drift apart.
+func TestJSONMatchesSchema(t *testing.T) {
+	s := loadSchema(t)
+	var buf bytes.Buffer
+	for _, p := range []*Plan{fixturePlan(), emptyPlan(), nil} {
+		buf.Reset()
+		if err := RenderJSON(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		if errs := s.validate(buf.Bytes(), "#"); len(errs) > 0 {
+			t.Errorf("plan JSON violates the schema:\n%s", strings.Join(errs, "\n"))
+		}
+	}
+	path := filepath.Join(t.TempDir(), "plan.roce")
+	if err := WritePlanFile(path, fixturePlan(), nil); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := s.validate(data, "#/$defs/plan_file"); len(errs) > 0 {
+		t.Errorf("plan file violates the schema:\n%s", strings.Join(errs, "\n"))
+	}
+	for _, r := range []*ApplyReport{fixtureApplyReport(), {}, nil} {
+		buf.Reset()
+		if err := RenderApplyJSON(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		if errs := s.validate(buf.Bytes(), "#/$defs/apply_report"); len(errs) > 0 {
+			t.Errorf("apply report violates the schema:\n%s", strings.Join(errs, "\n"))
+		}
+	}
+	for _, p := range s.documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
+		if !s.seen[p] {
+			t.Errorf("documented property %s never appears in the fixtures' JSON", p)
+		}
+	}
+}
+
+// TestSchemaPropertiesDocumented checks that docs/plan-json.md describes
+// every property of the schema.
+func TestSchemaPropertiesDocumented(t *testing.T) {
+	s := loadSchema(t)
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "plan-json.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop := regexp.MustCompile(`/\$defs/([a-z_]+)/properties/([a-z_]+)$`)
+	for _, p := range s.documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
+		m := prop.FindStringSubmatch(p)
+		if !bytes.Contains(doc, []byte("`"+m[2]+"`")) {
+			t.Errorf("docs/plan-json.md does not describe `%s` (%s)", m[2], m[1])
+		}
+	}
+}
