@@ -1,0 +1,118 @@
+package policies
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/rocefabric/roce/platforms"
+)
+
+// validatePlatforms checks every class a switch carries against the
+// switch's row of the capability table. All platform knowledge comes from
+// platforms.Capabilities; this function only compares.
+func (l *loader) validatePlatforms(f *Fabric) {
+	g := newGroupedDiags()
+	for _, sw := range f.Switches {
+		caps, ok := l.opts.Caps.Lookup(sw.Platform, sw.Profile)
+		if !ok {
+			g.add("caps-"+sw.Platform+"/"+sw.Profile, hcl.DiagError, l.at(sw, "platform", sw.DeclRange), "No capabilities for platform", sw.Name, func(names string) string {
+				return fmt.Sprintf("switch %s: the capability table has no row for %s; pick a supported platform/profile.", names, capsKey(sw))
+			})
+			continue
+		}
+		classes := f.LosslessFor(sw)
+		if len(classes) == 0 {
+			continue
+		}
+		if !caps.PFC {
+			g.add("nopfc-"+caps.Kind, hcl.DiagError, l.at(sw, "profile", l.at(sw, "platform", sw.DeclRange)), "Platform cannot pause per priority", sw.Name, func(names string) string {
+				return fmt.Sprintf("switch %s: %s has no PFC (the upstream OpenConfig model has no PFC leaves), so it cannot carry a lossless class. Use profile = \"arista\", \"sonic\" or \"srlinux\", whose vendor models add PFC.", names, caps.Kind)
+			})
+			continue
+		}
+		l.checkSwitchClasses(g, sw, caps, classes)
+	}
+	l.diags = append(l.diags, g.diagnostics()...)
+}
+
+func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.Capabilities, classes []*Lossless) {
+	noDrop, bandwidth := 0, 0
+	for _, c := range classes {
+		c := c
+		kind := string(c.Match.Kind)
+		matchAt := l.at(c, kind, c.DeclRange)
+		if ok, why := caps.Supports(kind); !ok {
+			g.add("match-"+c.Name+"-"+caps.Kind, hcl.DiagError, matchAt, "Match mode not supported", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q matches by %s, but %s; it is carried by switch %s. Use a match this platform has (e.g. cos or dscp), or list only other classes in the switch's lossless = [...].", c.Name, kind, why, names)
+			})
+		}
+		if c.Match.Kind == MatchUDPPort && len(c.Match.DSCP) > 0 && !caps.MatchDSCP {
+			g.add("match-dscp-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "dscp", c.DeclRange), "Match mode not supported", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q refines its UDP match with dscp, but %s cannot classify by DSCP (switch %s).", c.Name, caps.Kind, names)
+			})
+		}
+		if c.MTU != 0 && (c.MTU < caps.MinMTU || c.MTU > caps.MaxMTU) {
+			g.add("mtu-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "mtu", c.DeclRange), "MTU out of platform range", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q: mtu = %d, but %s takes %d-%d (switch %s). Pick an MTU in that range.", c.Name, c.MTU, caps.Kind, caps.MinMTU, caps.MaxMTU, names)
+			})
+		}
+		if c.ECN != nil && !caps.ECN {
+			g.add("ecn-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "ecn", c.DeclRange), "ECN not supported", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q has an ecn block, but %s cannot mark ECN on a class queue (switch %s). Remove the block or carry this class only on switches that can.", c.Name, caps.Kind, names)
+			})
+		}
+		if c.PFCWatchdog != nil && !caps.PFCWatchdog {
+			g.add("wd-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "pfc_watchdog", c.DeclRange), "PFC watchdog not supported", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q has a pfc_watchdog block, but %s has no configurable PFC watchdog (switch %s). Remove the block or carry this class only on switches that have one.", c.Name, caps.Kind, names)
+			})
+		}
+		if sw.FCoE && usesCoS(c, caps.FCoECoS) {
+			attr := "priority"
+			if c.Match.Kind == MatchCoS && !l.has(c, "priority") {
+				attr = "cos"
+			}
+			g.add("fcoe-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, attr, c.DeclRange), "Class collides with FCoE", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q uses CoS %d, which FCoE uses on %s, and switch %s keeps FCoE (fcoe = true). Move the class to another priority, or set fcoe = false if the switch carries no FCoE.", c.Name, caps.FCoECoS, caps.Kind, names)
+			})
+		}
+		// With AllTrafficByLLFC the all-traffic class is link-level pause,
+		// not a no-drop class, so it does not use up a class slot.
+		if !(c.Match.Kind == MatchAll && caps.AllTrafficByLLFC) {
+			noDrop++
+		}
+		bandwidth += c.BandwidthPercent
+	}
+	names := make([]string, len(classes))
+	for i, c := range classes {
+		names[i] = c.Name
+	}
+	at := l.at(sw, "lossless", sw.DeclRange)
+	if noDrop > caps.MaxNoDropClasses {
+		g.add("nodrop-"+caps.Kind+"-"+strings.Join(names, ","), hcl.DiagError, at, "Too many no-drop classes", sw.Name, func(sws string) string {
+			return fmt.Sprintf("switch %s carries %d no-drop classes (%s), but %s takes at most %d. Name fewer classes in the switch's lossless = [...].", sws, noDrop, strings.Join(names, ", "), caps.Kind, caps.MaxNoDropClasses)
+		})
+	}
+	if bandwidth > 100 {
+		g.add("bw-"+strings.Join(names, ","), hcl.DiagError, at, "Bandwidth over 100%", sw.Name, func(sws string) string {
+			return fmt.Sprintf("switch %s carries classes %s whose bandwidth_percent add up to %d%%; lower them to 100%% or less.", sws, strings.Join(names, ", "), bandwidth)
+		})
+	}
+}
+
+// usesCoS reports whether class c puts frames on CoS cos.
+func usesCoS(c *Lossless, cos int) bool {
+	return c.Priority == cos || (c.Match.Kind == MatchCoS && containsInt(c.Match.CoS, cos))
+}
+
+func (l *loader) has(obj any, attr string) bool {
+	_, ok := l.ranges[obj][attr]
+	return ok
+}
+
+func capsKey(sw *Switch) string {
+	if sw.Platform == PlatformGNMI {
+		return sw.Platform + "/" + sw.Profile
+	}
+	return sw.Platform
+}
