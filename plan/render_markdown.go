@@ -2,8 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"html"
-
 	"io"
 	"strings"
 )
@@ -105,9 +103,9 @@ func renderMarkdownTarget(mw *textWriter, t *TargetPlan) {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.verb))
 		}
 	}
-	title := "<code>" + html.EscapeString(t.Address) + "</code>"
+	title := "<code>" + htmlEscape(t.Address) + "</code>"
 	if rest := strings.TrimPrefix(targetTitle(t), t.Address); rest != "" {
-		title += html.EscapeString(rest)
+		title += htmlEscape(rest)
 	}
 	title += ": " + strings.Join(parts, ", ")
 	if ph := disruptionPhrase(c.WorstDisruption); ph != "" {
@@ -182,7 +180,7 @@ func mdFence(mw *textWriter, lang string, lines []string) {
 // mdEscape makes free text safe in a Markdown paragraph or table cell:
 // HTML is escaped, pipes can't split cells, newlines can't end the row.
 func mdEscape(s string) string {
-	s = html.EscapeString(s)
+	s = htmlEscape(s)
 	r := strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ", "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`)
 	return r.Replace(s)
 }
@@ -193,5 +191,8 @@ func mdCode(s string) string {
 	return r.Replace(s)
 }
 
-// htmlEscape escapes text placed inside the HTML of a <summary>.
-func htmlEscape(s string) string { return html.EscapeString(s) }
+// htmlEscape escapes the characters that would start markup or an entity;
+// quotes stay as they are because the text never lands in an attribute.
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
