@@ -1,0 +1,102 @@
+package gnmisim
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"github.com/openconfig/gnmi/proto/gnmi_ext"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rocefabric/roce/providers/gnmi/gpath"
+)
+
+// gnmiVersion is the gNMI specification version served.
+const gnmiVersion = "0.10.0"
+
+// Capabilities reports the profile's models, JSON encodings and, when
+// enabled, a Commit extension advertising commit-confirmed support.
+func (t *Target) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest) (*gpb.CapabilityResponse, error) {
+	if err := t.enter(ctx); err != nil {
+		return nil, err
+	}
+	resp := &gpb.CapabilityResponse{
+		SupportedModels:    t.prof.models,
+		SupportedEncodings: []gpb.Encoding{gpb.Encoding_JSON_IETF, gpb.Encoding_JSON},
+		GNMIVersion:        gnmiVersion,
+	}
+	if t.opts.CommitConfirm {
+		resp.Extension = append(resp.Extension, &gnmi_ext.Extension{Ext: &gnmi_ext.Extension_Commit{Commit: &gnmi_ext.Commit{}}})
+	}
+	return resp, nil
+}
+
+// Get returns each requested path's subtree as one JSON_IETF value. A path
+// that is not modelled, or holds nothing, is NotFound (§3.3.4).
+func (t *Target) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse, error) {
+	if err := t.enter(ctx); err != nil {
+		return nil, err
+	}
+	switch req.GetEncoding() {
+	case gpb.Encoding_JSON_IETF, gpb.Encoding_JSON:
+	default:
+		return nil, status.Errorf(codes.Unimplemented, "encoding %s not supported: use JSON_IETF", req.GetEncoding())
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	resp := &gpb.GetResponse{}
+	now := time.Now().UnixNano()
+	for _, rp := range req.GetPath() {
+		p, err := t.resolve(req.GetPrefix(), rp)
+		if err != nil {
+			return nil, err
+		}
+		var leaves []gpath.Leaf
+		dt := req.GetType()
+		if dt == gpb.GetRequest_ALL || dt == gpb.GetRequest_CONFIG {
+			leaves = append(leaves, t.cfg.under(p)...)
+		}
+		if dt == gpb.GetRequest_ALL || dt == gpb.GetRequest_STATE || dt == gpb.GetRequest_OPERATIONAL {
+			leaves = append(leaves, t.state.under(p)...)
+		}
+		if len(leaves) == 0 {
+			if !t.prof.cfg.known(p) && len(t.state.under(p)) == 0 {
+				return nil, status.Errorf(codes.NotFound, "path %s is not supported by this target", p)
+			}
+			return nil, status.Errorf(codes.NotFound, "path %s: no data", p)
+		}
+		v, err := t.build(p, leaves)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "%s: %v", p, err)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "%s: %v", p, err)
+		}
+		resp.Notification = append(resp.Notification, &gpb.Notification{
+			Timestamp: now,
+			Update: []*gpb.Update{{
+				Path: rp,
+				Val:  &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: b}},
+			}},
+		})
+	}
+	return resp, nil
+}
+
+// build nests leaves into the value at p; a whole list (p without keys)
+// comes back as a JSON array of entries.
+func (t *Target) build(p gpath.Path, leaves []gpath.Leaf) (any, error) {
+	if t.prof.cfg.isList(p) {
+		parent := p[:len(p)-1]
+		v, err := gpath.Build(parent, leaves)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		return m[p[len(p)-1].Name], nil
+	}
+	return gpath.Build(p, leaves)
+}

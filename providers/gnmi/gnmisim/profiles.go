@@ -1,0 +1,150 @@
+package gnmisim
+
+import (
+	"encoding/json"
+	"fmt"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/rocefabric/roce/providers/gnmi/gpath"
+)
+
+// Origins the simulated targets store config under.
+const (
+	originOpenConfig = "openconfig"
+	// DefaultSONiCOrigin is the origin the sonic profile accepts for
+	// CONFIG_DB paths unless Options.NativeOrigin says otherwise. The
+	// spelling (sonic_db vs sonic-db) is UNCONFIRMED (reference/gnmi.md §2.2).
+	DefaultSONiCOrigin = "sonic_db"
+	// DefaultSRLinuxOrigin is the origin the srlinux profile accepts for its
+	// native qos paths; UNCONFIRMED (reference/gnmi.md §2.4), "" here.
+	DefaultSRLinuxOrigin = ""
+)
+
+// profile is what one simulated platform models.
+type profile struct {
+	name    string
+	models  []*gpb.ModelData
+	origin  string // the one origin config is stored under
+	accepts map[string]bool
+	cfg     *schema
+	// seed returns the config and state present before any Set.
+	seed func(ifaces []string, version string) (cfg, state []seedLeaf)
+}
+
+type seedLeaf struct {
+	path  string
+	value any
+}
+
+func model(name, org, version string) *gpb.ModelData {
+	return &gpb.ModelData{Name: name, Organization: org, Version: version}
+}
+
+var ocModels = []*gpb.ModelData{
+	model("openconfig-interfaces", "OpenConfig working group", "3.8.0"),
+	model("openconfig-if-ethernet", "OpenConfig working group", "2.14.0"),
+	model("openconfig-qos", "OpenConfig working group", "2.2.0"),
+	model("openconfig-system", "OpenConfig working group", "2.3.0"),
+}
+
+func newProfile(name, nativeOrigin string) (*profile, error) {
+	switch name {
+	case "openconfig", "arista":
+		p := &profile{name: name, origin: originOpenConfig, accepts: map[string]bool{"": true, originOpenConfig: true}}
+		p.models = append(p.models, ocModels...)
+		if name == "arista" {
+			p.cfg = newSchema(aristaNodes())
+			p.models = append(p.models, model("arista-qos-augments", "Arista Networks, Inc.", "0.0.4"))
+		} else {
+			p.cfg = newSchema(openconfigNodes(68, 9216))
+		}
+		p.seed = ocSeed
+		return p, nil
+	case "sonic":
+		o := DefaultSONiCOrigin
+		if nativeOrigin != "" {
+			o = nativeOrigin
+		}
+		return &profile{
+			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: newSchema(sonicNodes()),
+			models: []*gpb.ModelData{
+				model("sonic-port", "SONiC", "1.0"), model("sonic-port-qos-map", "SONiC", "1.0"),
+				model("sonic-wred-profile", "SONiC", "1.0"), model("sonic-pfcwd", "SONiC", "1.0"),
+			},
+			seed: sonicSeed,
+		}, nil
+	case "srlinux":
+		o := DefaultSRLinuxOrigin
+		if nativeOrigin != "" {
+			o = nativeOrigin
+		}
+		return &profile{
+			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: newSchema(srlinuxNodes()),
+			models: []*gpb.ModelData{
+				model("srl_nokia-interfaces", "Nokia", "2025-03-31"), model("srl_nokia-qos", "Nokia", "2025-03-31"),
+				model("srl_nokia-system-info", "Nokia", "2025-03-31"),
+			},
+			seed: srlSeed,
+		}, nil
+	}
+	return nil, fmt.Errorf("gnmisim: unknown profile %q (want openconfig, arista, sonic or srlinux)", name)
+}
+
+func num(n int) json.Number { return json.Number(fmt.Sprint(n)) }
+
+func esc(s string) string { return gpath.EscapeKey(s) }
+
+func ocSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
+	for _, i := range ifaces {
+		b := "/interfaces/interface[name=" + esc(i) + "]"
+		cfg = append(cfg, seedLeaf{b + "/name", i}, seedLeaf{b + "/config/name", i}, seedLeaf{b + "/config/mtu", num(1500)})
+		state = append(state,
+			seedLeaf{b + "/state/mtu", num(1500)},
+			seedLeaf{b + "/ethernet/state/counters/in-mac-pause-frames", "0"},
+			seedLeaf{b + "/ethernet/state/counters/out-mac-pause-frames", "0"},
+		)
+	}
+	state = append(state, seedLeaf{"/system/state/software-version", version})
+	return cfg, state
+}
+
+func sonicSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
+	for _, i := range ifaces {
+		cfg = append(cfg, seedLeaf{"/CONFIG_DB/PORT/" + i + "/mtu", "9100"}, seedLeaf{"/CONFIG_DB/PORT/" + i + "/admin_status", "up"})
+		for p := 0; p < 8; p++ {
+			state = append(state,
+				seedLeaf{fmt.Sprintf("/COUNTERS_DB/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_RX_PKTS", i, p), "0"},
+				seedLeaf{fmt.Sprintf("/COUNTERS_DB/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_TX_PKTS", i, p), "0"})
+		}
+	}
+	// A foreign WRED profile, as shipped by SONiC's default QoS config: it
+	// must survive every plan and apply.
+	cfg = append(cfg,
+		seedLeaf{"/CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/ecn", "ecn_all"},
+		seedLeaf{"/CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold", "1048576"},
+	)
+	state = append(state, seedLeaf{"/CONFIG_DB/DEVICE_METADATA/localhost/sonic_version", version})
+	return cfg, state
+}
+
+func srlSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
+	for _, i := range ifaces {
+		b := "/interface[name=" + esc(i) + "]"
+		cfg = append(cfg, seedLeaf{b + "/name", i}, seedLeaf{b + "/mtu", num(9232)})
+		state = append(state,
+			seedLeaf{b + "/ethernet/statistics/in-mac-pause-frames", "0"},
+			seedLeaf{b + "/ethernet/statistics/out-mac-pause-frames", "0"})
+	}
+	// Default forwarding classes and PFC queues exist on every system and
+	// are referenced by the mapping profile (srl_nokia-qos.yang).
+	for n := 0; n < 8; n++ {
+		cfg = append(cfg,
+			seedLeaf{fmt.Sprintf("/qos/forwarding-classes/forwarding-class[name=fc%d]/name", n), fmt.Sprintf("fc%d", n)},
+			seedLeaf{fmt.Sprintf("/qos/queues/pfc-queue[pfc-queue-name=pfc%d]/pfc-queue-name", n), fmt.Sprintf("pfc%d", n)},
+			seedLeaf{fmt.Sprintf("/qos/queues/pfc-queue[pfc-queue-name=pfc%d]/queue-index", n), num(n)},
+		)
+	}
+	state = append(state, seedLeaf{"/system/information/version", version})
+	return cfg, state
+}
