@@ -1,0 +1,260 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocefabric/roce/policies"
+	"github.com/rocefabric/roce/telemetry"
+)
+
+// DefaultPauseStormPPS is the pause-frame rate on one port and priority
+// (received + sent, per second, averaged over a probe round) reported as a
+// pause storm. It is a heuristic: a healthy lossless port under a
+// saturating probe pauses in bursts, while a port that keeps pausing at
+// this rate for a whole round is effectively stuck (a PFC storm), the
+// state a switch PFC watchdog would act on.
+const DefaultPauseStormPPS = 100000
+
+// Check names.
+const (
+	CheckTelemetry      = "telemetry"
+	CheckPFCOperational = "pfc-operational"
+	CheckLosslessDrops  = "lossless-drops"
+	CheckPauseStorm     = "pause-storm"
+	CheckSequence       = "sequence-errors"
+	CheckCoverage       = "coverage"
+	CheckBaseline       = "baseline"
+	CheckVersions       = "versions"
+)
+
+// Host counter names (sysfs counters / hw_counters, ethtool -S), reference
+// host.md §5.2-5.3.
+const (
+	ctrOutOfSequence   = "out_of_sequence"
+	ctrPacketSeqErr    = "packet_seq_err"
+	ctrPortRcvErrors   = "port_rcv_errors"
+	ctrNPCNPSent       = "np_cnp_sent"
+	ctrRPCNPHandled    = "rp_cnp_handled"
+	ctrStormError      = "tx_pause_storm_error_events"
+	ctrStormWarning    = "tx_pause_storm_warning_events"
+	ctrPrioDiscardsFmt = "rx_prio%d_discards"
+)
+
+// deviceScope says which ports and classes of a device a round checks.
+type deviceScope struct {
+	Addr    string
+	Ports   []string // ports to check; empty = every reported port
+	Classes []*policies.Lossless
+}
+
+// counterInput is one device's snapshots around one round.
+type counterInput struct {
+	Scope         deviceScope
+	Round         int
+	Before, After *telemetry.Device
+	Seconds       float64 // time between the snapshots
+	StormPPS      float64
+}
+
+// delta is after-before for a cumulative counter; a counter that went
+// backwards was cleared during the round, so everything since counts.
+func delta(before, after uint64) uint64 {
+	if after >= before {
+		return after - before
+	}
+	return after
+}
+
+func portsByName(d *telemetry.Device) map[string]*telemetry.Port {
+	m := map[string]*telemetry.Port{}
+	if d == nil {
+		return m
+	}
+	for i := range d.Ports {
+		m[strings.ToLower(d.Ports[i].Name)] = &d.Ports[i]
+	}
+	return m
+}
+
+// selectPorts returns the after-snapshot ports in scope, and the scoped
+// names the device did not report.
+func selectPorts(scope deviceScope, after *telemetry.Device) (ports []*telemetry.Port, missing []string) {
+	if len(scope.Ports) == 0 {
+		for i := range after.Ports {
+			ports = append(ports, &after.Ports[i])
+		}
+		return ports, nil
+	}
+	byName := portsByName(after)
+	for _, n := range scope.Ports {
+		if p, ok := byName[strings.ToLower(n)]; ok {
+			ports = append(ports, p)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	return ports, missing
+}
+
+// pauseOn returns the pause frames (rx+tx) for priority prio, falling back
+// to the port totals when the device has no per-priority counters.
+func pauseOn(p *telemetry.Port, prio int) uint64 {
+	if p == nil {
+		return 0
+	}
+	if prio < len(p.RxPause) || prio < len(p.TxPause) {
+		var n uint64
+		if prio < len(p.RxPause) {
+			n += p.RxPause[prio]
+		}
+		if prio < len(p.TxPause) {
+			n += p.TxPause[prio]
+		}
+		return n
+	}
+	return p.RxPauseTotal + p.TxPauseTotal
+}
+
+// counterChecks compares one device's snapshots for one round.
+func counterChecks(in counterInput) []Check {
+	addr := in.Scope.Addr
+	if in.After == nil {
+		return nil // the telemetry error is reported by the caller
+	}
+	ports, missing := selectPorts(in.Scope, in.After)
+	before := portsByName(in.Before)
+	isHost := strings.HasPrefix(addr, "host.")
+	var out []Check
+
+	for _, class := range in.Scope.Classes {
+		mk := func(name string) Check {
+			return Check{Name: name, Device: addr, Class: class.Name, Round: in.Round, Status: StatusPass}
+		}
+
+		// PFC operational on the class priority. A class matching all
+		// traffic uses link-level pause, not PFC.
+		pfc := mk(CheckPFCOperational)
+		switch {
+		case class.Match.Kind == policies.MatchAll:
+			pfc.Status, pfc.Message = StatusSkip, "class matches all traffic: link-level pause, not PFC"
+		case len(ports) == 0:
+			pfc.Status, pfc.Message = StatusError, "device reported none of the ports to check"
+		default:
+			var bad []string
+			for _, p := range ports {
+				switch {
+				case !p.PFCOperational:
+					bad = append(bad, p.Name+" (PFC not operational, mode "+orDash(p.PFCMode)+")")
+				case p.PFCPriorities&(1<<uint(class.Priority)) == 0:
+					bad = append(bad, fmt.Sprintf("%s (priority %d not in PFC bitmap 0x%02x)", p.Name, class.Priority, p.PFCPriorities))
+				}
+			}
+			if len(bad) > 0 {
+				pfc.Status = StatusFail
+				pfc.Message = "PFC not operational for priority " + itoa(class.Priority) + " on " + strings.Join(bad, ", ")
+			} else {
+				pfc.Message = fmt.Sprintf("PFC operational for priority %d on %d port(s)", class.Priority, len(ports))
+			}
+		}
+		if len(missing) > 0 {
+			if pfc.Status == StatusPass {
+				pfc.Status = StatusError
+			}
+			pfc.Message += "; not reported by the device: " + strings.Join(missing, ", ")
+		}
+		out = append(out, pfc)
+
+		if in.Before == nil {
+			continue // counters need both snapshots
+		}
+
+		drops := mk(CheckLosslessDrops)
+		storm := mk(CheckPauseStorm)
+		seq := mk(CheckSequence)
+		var dropMsgs, stormMsgs, seqMsgs, cnpMsgs []string
+		var maxRate float64
+		maxPort := ""
+		for _, p := range ports {
+			b := before[strings.ToLower(p.Name)]
+			var bp telemetry.Port
+			if b != nil {
+				bp = *b
+			}
+			if d := delta(bp.LosslessDiscards, p.LosslessDiscards); d > 0 {
+				dropMsgs = append(dropMsgs, fmt.Sprintf("%s %d lossless discards", p.Name, d))
+			}
+			for _, name := range []string{ctrPortRcvErrors, fmt.Sprintf(ctrPrioDiscardsFmt, class.Priority)} {
+				if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
+					dropMsgs = append(dropMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
+				}
+			}
+			pauses := delta(pauseOn(b, class.Priority), pauseOn(p, class.Priority))
+			if in.Seconds > 0 {
+				rate := float64(pauses) / in.Seconds
+				if rate > maxRate {
+					maxRate, maxPort = rate, p.Name
+				}
+				if rate > in.StormPPS {
+					stormMsgs = append(stormMsgs, fmt.Sprintf("%s %.0f pause frames/s on priority %d", p.Name, rate, class.Priority))
+				}
+			}
+			for _, name := range []string{ctrStormError, ctrStormWarning} {
+				if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
+					stormMsgs = append(stormMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
+				}
+			}
+			if isHost {
+				for _, name := range []string{ctrOutOfSequence, ctrPacketSeqErr} {
+					if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
+						seqMsgs = append(seqMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
+					}
+				}
+				for _, name := range []string{ctrNPCNPSent, ctrRPCNPHandled} {
+					if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
+						cnpMsgs = append(cnpMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
+					}
+				}
+			}
+		}
+		if len(dropMsgs) > 0 {
+			drops.Status, drops.Message = StatusFail, "drops on the lossless class: "+strings.Join(dropMsgs, ", ")
+		} else {
+			drops.Message = "no drops on the lossless class"
+		}
+		out = append(out, drops)
+
+		if len(stormMsgs) > 0 {
+			storm.Status = StatusFail
+			storm.Message = fmt.Sprintf("pause storm (threshold %.0f frames/s): %s", in.StormPPS, strings.Join(stormMsgs, ", "))
+		} else if maxPort != "" {
+			storm.Message = fmt.Sprintf("highest pause rate %.0f frames/s on %s (threshold %.0f)", maxRate, maxPort, in.StormPPS)
+		} else {
+			storm.Message = "no pause frames"
+		}
+		out = append(out, storm)
+
+		if isHost {
+			if len(seqMsgs) > 0 {
+				seq.Status = StatusFail
+				seq.Message = "packets lost or reordered on the lossless path: " + strings.Join(seqMsgs, ", ")
+			} else {
+				seq.Message = "no out-of-sequence or PSN errors"
+			}
+			if len(cnpMsgs) > 0 {
+				sort.Strings(cnpMsgs)
+				seq.Message += "; ECN/DCQCN active: " + strings.Join(cnpMsgs, ", ")
+			}
+			out = append(out, seq)
+		}
+	}
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
