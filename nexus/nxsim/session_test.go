@@ -32,3 +32,40 @@ func TestScrapliExecCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestScrapliConfigModes(t *testing.T) {
+	srv := startServer(t, Options{})
+	d := openScrapli(t, srv)
+	lines := []string{
+		"class-map type qos match-all ROCE-x",
+		"match cos 4",
+		"system qos",
+	}
+	mr, err := d.SendConfigs(lines)
+	if err != nil {
+		t.Fatalf("SendConfigs: %v", err)
+	}
+	for _, r := range mr.Responses {
+		if r.Failed != nil {
+			t.Errorf("%q failed: %q", r.Input, r.Result)
+		}
+	}
+	p, err := d.GetPrompt()
+	if err != nil || p != "sw1(config-sys-qos)# " && p != "sw1(config-sys-qos)#" {
+		t.Fatalf("prompt = %q, %v", p, err)
+	}
+	r, err := d.SendCommand("show running-config ipqos")
+	if err != nil {
+		t.Fatalf("after system qos: %v", err)
+	}
+	if !strings.Contains(r.Result, "class-map type qos match-all ROCE-x\n  match cos 4") {
+		t.Errorf("running config misses the class-map:\n%s", r.Result)
+	}
+	r, err = d.SendConfig("bogus line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Failed == nil || r.Result != "             ^\n% Invalid command at '^' marker." {
+		t.Errorf("bogus line: %q", r.Result)
+	}
+}

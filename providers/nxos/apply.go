@@ -1,0 +1,236 @@
+package nxos
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rocefabric/roce/nexus"
+	"github.com/rocefabric/roce/plan"
+)
+
+// txn is one apply: the sessions it opened and what they exchanged.
+type txn struct {
+	t          *Target
+	dl         dialer
+	conns      []*conn
+	checkpoint string
+	pre        *state
+}
+
+func (x *txn) open(ctx context.Context) (*conn, error) {
+	c, err := x.dl.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	x.conns = append(x.conns, c)
+	return c, nil
+}
+
+// transcript joins every session's exchanges in order.
+func (x *txn) transcript() []plan.Exchange {
+	var out []plan.Exchange
+	for _, c := range x.conns {
+		out = append(out, c.exchange...)
+	}
+	return out
+}
+
+// Trips counts the lines sent during an apply (for benchmarks).
+func (x *txn) trips() int {
+	n := 0
+	for _, c := range x.conns {
+		n += c.trips
+	}
+	return n
+}
+
+// Apply pushes tp as one transaction:
+//
+//	checkpoint roce-… → the planned lines, stopping at the first refusal →
+//	re-read → must equal the desired config → remove the checkpoint
+//
+// and on any failure `rollback running-config checkpoint NAME atomic`, a
+// re-read proving the configuration is byte-identical to before, and the
+// checkpoint's removal. When the connection drops, it reconnects (bounded
+// backoff) and rolls back before reporting.
+func (t *Target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyResult, error) {
+	start := time.Now()
+	res := &plan.ApplyResult{Address: t.Address()}
+	x := &txn{t: t}
+	status, err := t.apply(ctx, tp, x)
+	for _, c := range x.conns {
+		c.close()
+	}
+	res.Status = status
+	res.Transcript = x.transcript()
+	res.Duration = time.Since(start)
+	if err != nil {
+		res.Error = err.Error()
+	}
+	return res, err
+}
+
+func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string, error) {
+	if tp.Offline || t.sw.Capture != "" {
+		return plan.StatusRefused, fmt.Errorf("%s: %w", t.Address(), errOffline)
+	}
+	dl, _, err := t.dialer()
+	if err != nil {
+		return plan.StatusFailed, err
+	}
+	x.dl = dl
+	c, err := x.open(ctx)
+	if err != nil {
+		return plan.StatusFailed, fmt.Errorf("%s: connect to %s (nothing was sent): %w", t.Address(), t.sw.Address, err)
+	}
+	pre, err := t.readLive(c)
+	if err != nil {
+		return plan.StatusFailed, fmt.Errorf("%s: re-read before apply (nothing was sent): %w", t.Address(), err)
+	}
+	x.pre = pre
+	if pre.fingerprint != tp.Fingerprint {
+		return plan.StatusStale, fmt.Errorf("%s: fingerprint %s, plan has %s: %w", t.Address(), pre.fingerprint, tp.Fingerprint, plan.ErrStale)
+	}
+	if len(tp.Commands) == 0 {
+		return plan.StatusUnchanged, nil
+	}
+	if err := t.checkVDC(pre, tp.Commands); err != nil {
+		return plan.StatusRefused, err
+	}
+	_, _, desired, err := t.diff(pre)
+	if err != nil {
+		return plan.StatusFailed, err
+	}
+
+	x.checkpoint = t.checkpointName()
+	if _, err := c.command("checkpoint " + x.checkpoint); err != nil {
+		return plan.StatusFailed, fmt.Errorf("%s: create checkpoint %s (nothing was changed): %w", t.Address(), x.checkpoint, err)
+	}
+	if _, err := c.configure(tp.Commands); err != nil {
+		return t.undo(ctx, x, c, fmt.Errorf("apply: %w", err))
+	}
+	post, err := t.readLive(c)
+	if err != nil {
+		return t.undo(ctx, x, c, fmt.Errorf("re-read after apply: %w", err))
+	}
+	if err := t.verifyApplied(post, desired); err != nil {
+		return t.undo(ctx, x, c, err)
+	}
+	if _, err := c.command("no checkpoint " + x.checkpoint); err != nil {
+		t.log.Warn("applied, but the checkpoint could not be removed", "target", t.Address(), "checkpoint", x.checkpoint, "error", err)
+	}
+	return plan.StatusApplied, nil
+}
+
+// verifyApplied requires the re-read config to be the desired config and a
+// fresh plan against it to be empty.
+func (t *Target) verifyApplied(post *state, desired *nexus.Config) error {
+	left, _, err := nexus.Diff(post.cfg, desired, t.platform)
+	if err != nil {
+		return fmt.Errorf("verify: diff re-read and desired config: %w", err)
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("verify: after apply the switch still differs from the plan in %d object(s): %s", len(left), changeAddresses(left))
+	}
+	again, _, _, err := t.diff(post)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	if len(again) > 0 {
+		return fmt.Errorf("verify: a fresh plan after apply is not empty: %s", changeAddresses(again))
+	}
+	return nil
+}
+
+func changeAddresses(cs []plan.Change) string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, string(c.Action)+" "+c.Address)
+	}
+	return strings.Join(names, "; ")
+}
+
+// undo rolls back after cause. When the session is gone it reconnects
+// first.
+func (t *Target) undo(ctx context.Context, x *txn, c *conn, cause error) (string, error) {
+	if errors.Is(cause, errConnection) || !c.tr.IsAlive() {
+		return t.recoverAndRollback(ctx, x, cause)
+	}
+	status, err := t.rollback(x, c, cause)
+	if err != nil && errors.Is(err, errConnection) {
+		return t.recoverAndRollback(ctx, x, cause)
+	}
+	return status, err
+}
+
+// recoverAndRollback reconnects with bounded backoff and rolls back.
+func (t *Target) recoverAndRollback(ctx context.Context, x *txn, cause error) (string, error) {
+	var last error
+	for i, wait := range t.backoff {
+		tm := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			tm.Stop()
+			return plan.StatusFailed, t.unrecovered(x, cause, fmt.Errorf("gave up reconnecting: %w", context.Cause(ctx)))
+		case <-tm.C:
+		}
+		t.log.Warn("connection lost during apply; reconnecting to roll back", "target", t.Address(), "attempt", i+1, "cause", cause)
+		c, err := x.open(ctx)
+		if err != nil {
+			last = err
+			if errors.Is(err, errHostKey) {
+				break
+			}
+			continue
+		}
+		status, err := t.rollback(x, c, cause)
+		if err != nil && errors.Is(err, errConnection) && status == plan.StatusFailed {
+			last = err
+			continue
+		}
+		return status, err
+	}
+	return plan.StatusFailed, t.unrecovered(x, cause, fmt.Errorf("could not reconnect after %d attempts: %w", len(t.backoff), last))
+}
+
+func (t *Target) unrecovered(x *txn, cause, why error) error {
+	return fmt.Errorf("%s: %v; %v. The switch may be partly configured: roll back by hand with `rollback running-config checkpoint %s atomic`", t.Address(), cause, why, x.checkpoint)
+}
+
+// rollback restores the checkpoint, proves the configuration is
+// byte-identical to the pre-apply read, and removes the checkpoint.
+func (t *Target) rollback(x *txn, c *conn, cause error) (string, error) {
+	if _, err := c.command("rollback running-config checkpoint " + x.checkpoint + " atomic"); err != nil {
+		if errors.Is(err, errConnection) {
+			return plan.StatusFailed, err
+		}
+		return plan.StatusFailed, fmt.Errorf("%s: %v; then the rollback failed: %w; checkpoint %s is kept on the switch", t.Address(), cause, err, x.checkpoint)
+	}
+	after, err := t.readLive(c)
+	if err != nil {
+		if errors.Is(err, errConnection) {
+			return plan.StatusFailed, err
+		}
+		return plan.StatusFailed, fmt.Errorf("%s: %v; rolled back, but the re-read failed: %w; checkpoint %s is kept", t.Address(), cause, err, x.checkpoint)
+	}
+	if after.text != x.pre.text {
+		return plan.StatusFailed, fmt.Errorf("%s: %v; rolled back to checkpoint %s, but the config read afterwards differs from the config before apply (%s, before %s); checkpoint kept, inspect with `show diff rollback-patch checkpoint %s running-config`",
+			t.Address(), cause, x.checkpoint, after.fingerprint, x.pre.fingerprint, x.checkpoint)
+	}
+	if _, err := c.command("no checkpoint " + x.checkpoint); err != nil {
+		t.log.Warn("rolled back, but the checkpoint could not be removed", "target", t.Address(), "checkpoint", x.checkpoint, "error", err)
+	}
+	return plan.StatusRolledBack, fmt.Errorf("%s: %v; rolled back to checkpoint %s and verified identical to before", t.Address(), cause, x.checkpoint)
+}
+
+// checkpointName is unique per apply: roce-<UTC time>-<random>.
+func (t *Target) checkpointName() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return "roce-" + t.now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}

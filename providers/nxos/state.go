@@ -1,0 +1,148 @@
+package nxos
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/rocefabric/roce/nexus"
+)
+
+// state is what was read from a switch (live or captured).
+type state struct {
+	version nexus.Version
+	kind    string
+	modules []nexus.Module
+	// text is the normalised configuration read: the ACL and QoS sections
+	// plus the managed interfaces. The fingerprint is its digest, and cfg
+	// its parse.
+	text        string
+	fingerprint string
+	cfg         *nexus.Config
+	// vdcID/vdcName: the VDC the session is in (7000; 0 when unknown).
+	vdcID   int
+	vdcName string
+}
+
+// sections are the `show running-config` sections read, in order. ACLs
+// are read because a RoCE v2 class matches through an ip access-list.
+var sections = []string{"aclmgr", "ipqos"}
+
+// normaliseRunning drops what changes between two reads of an unchanged
+// switch, or is not configuration: the !Command/!Time banner, the
+// `version` line, blank lines and trailing spaces.
+func normaliseRunning(out string) string {
+	out = strings.ReplaceAll(out, "\r\n", "\n")
+	var b strings.Builder
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimRight(l, " \t\r")
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "!") || strings.HasPrefix(l, "version ") {
+			continue
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// finish parses the normalised text and computes the fingerprint.
+func (st *state) finish(text, source string) error {
+	st.text = text
+	sum := sha256.Sum256([]byte(text))
+	st.fingerprint = "sha256:" + hex.EncodeToString(sum[:])
+	cfg, err := nexus.Parse(text)
+	if err != nil {
+		return fmt.Errorf("parse the running config read from %s: %w", source, err)
+	}
+	st.cfg = cfg
+	return nil
+}
+
+// facts are the TargetPlan facts of a read.
+func (st *state) facts() map[string]string {
+	f := map[string]string{
+		"os":       st.version.OS,
+		"platform": st.version.Platform,
+		"image":    st.version.Image,
+	}
+	if st.version.Kickstart != "" {
+		f["kickstart"] = st.version.Kickstart
+	}
+	var mods []string
+	for _, m := range st.modules {
+		if m.Model == "" {
+			continue
+		}
+		s := fmt.Sprintf("%d:%s", m.Slot, m.Model)
+		if m.Series != "" {
+			s += "(" + m.Series + ")"
+		}
+		mods = append(mods, s)
+	}
+	if len(mods) > 0 {
+		f["modules"] = strings.Join(mods, " ")
+	}
+	if st.vdcID > 0 {
+		f["vdc"] = fmt.Sprintf("%d %s", st.vdcID, st.vdcName)
+	}
+	return f
+}
+
+// currentVDCRe reads `show vdc current-vdc`: "Current vdc is 1 - N7K1".
+// The layout is UNCONFIRMED in the reference (§2.5 names only the VDC
+// facts); the default VDC is id 1.
+var currentVDCRe = regexp.MustCompile(`(?m)^\s*Current vdc is (\d+)\s*-\s*(\S+)`)
+
+func parseCurrentVDC(out string) (int, string, error) {
+	m := currentVDCRe.FindStringSubmatch(out)
+	if m == nil {
+		return 0, "", fmt.Errorf("`show vdc current-vdc` answered %q; expected \"Current vdc is N - NAME\"", firstLines(out))
+	}
+	id, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, "", fmt.Errorf("`show vdc current-vdc`: VDC id %q: %w", m[1], err)
+	}
+	return id, m[2], nil
+}
+
+// interfaceList writes managed interfaces for `show running-config
+// interface`, folding consecutive ports into ranges (Ethernet1/1-4).
+func interfaceList(names []string) string {
+	var parts []string
+	for i := 0; i < len(names); {
+		base, n, ok := splitPort(names[i])
+		j := i + 1
+		if ok {
+			for j < len(names) {
+				b2, n2, ok2 := splitPort(names[j])
+				if !ok2 || b2 != base || n2 != n+(j-i) {
+					break
+				}
+				j++
+			}
+		}
+		if j-i > 1 {
+			parts = append(parts, fmt.Sprintf("%s%d-%d", base, n, n+(j-i-1)))
+		} else {
+			parts = append(parts, names[i])
+		}
+		i = j
+	}
+	return strings.Join(parts, ",")
+}
+
+// splitPort splits "Ethernet1/7" into "Ethernet1/" and 7.
+func splitPort(name string) (string, int, bool) {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return "", 0, false
+	}
+	return name[:i+1], n, true
+}

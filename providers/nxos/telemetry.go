@@ -1,0 +1,95 @@
+package nxos
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rocefabric/roce/nexus"
+	"github.com/rocefabric/roce/telemetry"
+)
+
+var _ telemetry.Source = (*Target)(nil)
+
+// Telemetry reads versions and the lossless state of the managed ports:
+// `show version`, `show interface priority-flow-control` and `show queuing
+// interface` (reference §1.7), for roce-verify.
+func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
+	if t.sw.Capture != "" {
+		return nil, fmt.Errorf("%s: %w", t.Address(), errOffline)
+	}
+	dl, _, err := t.dialer()
+	if err != nil {
+		return nil, err
+	}
+	c, err := dl.open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: connect to %s: %w", t.Address(), t.sw.Address, err)
+	}
+	defer c.close()
+	out, err := c.command("show version")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Address(), err)
+	}
+	v, err := nexus.ParseShowVersion(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: parse show version: %w", t.Address(), err)
+	}
+	dev := &telemetry.Device{
+		Address:  t.Address(),
+		Kind:     t.sw.Platform,
+		Versions: map[string]string{"os": v.OS, "image": v.Image, "platform": v.Platform},
+	}
+	if out, err = c.command("show interface priority-flow-control"); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Address(), err)
+	}
+	rows, err := nexus.ParseShowPFC(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: parse show interface priority-flow-control: %w", t.Address(), err)
+	}
+	var queues []nexus.QueuingInterface
+	if len(t.ifaces) > 0 {
+		cmd := "show queuing interface " + interfaceList(t.ifaces)
+		if out, err = c.command(cmd); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Address(), err)
+		}
+		if queues, err = nexus.ParseShowQueuing(out); err != nil {
+			return nil, fmt.Errorf("%s: parse %s: %w", t.Address(), cmd, err)
+		}
+	}
+	dev.Ports = portsOf(t.ifaces, rows, queues)
+	return dev, nil
+}
+
+// portsOf joins the PFC rows and queuing groups of the managed ports.
+func portsOf(ifaces []string, rows []nexus.PFCStatus, queues []nexus.QueuingInterface) []telemetry.Port {
+	pfc := map[string]nexus.PFCStatus{}
+	for _, r := range rows {
+		pfc[r.Interface] = r
+	}
+	q := map[string]nexus.QueuingInterface{}
+	for _, qi := range queues {
+		q[qi.Interface] = qi
+	}
+	ports := make([]telemetry.Port, 0, len(ifaces))
+	for _, n := range ifaces {
+		p := telemetry.Port{Name: n}
+		if r, ok := pfc[n]; ok {
+			p.PFCMode = strings.ToLower(r.Mode)
+			p.PFCOperational = r.Oper
+			p.PFCPriorities = r.VLBitmap
+			p.RxPauseTotal, p.TxPauseTotal = r.RxPPP, r.TxPPP
+		}
+		for _, g := range q[n].Groups {
+			if g.DropType != "no-drop" {
+				continue
+			}
+			p.LosslessDiscards += g.Discards
+			if g.MTU > p.MTU {
+				p.MTU = g.MTU
+			}
+		}
+		ports = append(ports, p)
+	}
+	return ports
+}
