@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/rocefabric/roce/nics"
+	"github.com/rocefabric/roce/nics/agentproto"
+	"github.com/rocefabric/roce/nics/perftest"
+	"github.com/rocefabric/roce/plan"
+)
+
+// Handle decodes one request from r, runs it against the host under root
+// and returns the response. Malformed or unknown-version requests are
+// answered before the host is opened, so they change nothing.
+func Handle(ctx context.Context, root string, r io.Reader) *agentproto.Response {
+	resp := &agentproto.Response{Version: agentproto.Version}
+	req, perr := agentproto.DecodeRequest(r)
+	if perr != nil {
+		resp.Error = perr
+		return resp
+	}
+	resp.Op = req.Op
+	sys, err := nics.Open(root)
+	if err != nil {
+		resp.Error = &agentproto.Error{Code: agentproto.ErrCodeFailed, Message: err.Error()}
+		return resp
+	}
+	switch req.Op {
+	case agentproto.OpRead:
+		rd, err := sys.Read(ctx, req.Desired)
+		if err != nil {
+			return fail(resp, agentproto.ErrCodeFailed, err)
+		}
+		resp.Read = rd
+	case agentproto.OpApply:
+		if req.FailAfterStep != 0 && !sys.Lab {
+			return fail(resp, agentproto.ErrCodeRefused, fmt.Errorf("fail_after_step is accepted only on lab hosts (root with %s); nothing was changed", nics.LabMarker))
+		}
+		rep, err := sys.Apply(ctx, req.Desired, nics.ApplyOptions{Fingerprint: req.Fingerprint, FailAfterStep: req.FailAfterStep})
+		resp.Apply = rep
+		if err != nil {
+			code := agentproto.ErrCodeFailed
+			if errors.Is(err, plan.ErrStale) {
+				code = agentproto.ErrCodeStale
+			}
+			return fail(resp, code, err)
+		}
+	case agentproto.OpCounters:
+		d, err := sys.Counters(ctx, req.NICs)
+		if err != nil {
+			return fail(resp, agentproto.ErrCodeFailed, err)
+		}
+		resp.Counters = d
+	case agentproto.OpProbe:
+		pr, err := probe(ctx, sys, req.Probe)
+		resp.Probe = pr
+		if err != nil {
+			return fail(resp, agentproto.ErrCodeFailed, err)
+		}
+	}
+	resp.OK = true
+	return resp
+}
+
+func fail(resp *agentproto.Response, code string, err error) *agentproto.Response {
+	resp.OK = false
+	resp.Error = &agentproto.Error{Code: code, Message: err.Error()}
+	return resp
+}
+
+// allowedProbeTools are the executables a probe may run: the agent runs
+// only protocol-defined operations, so a probe command override must still
+// be a perftest binary.
+var allowedProbeTools = map[string]bool{perftest.ToolWriteBW: true, perftest.ToolSendBW: true, perftest.ToolReadBW: true}
+
+func probe(ctx context.Context, sys *nics.System, p *agentproto.ProbeRequest) (*agentproto.ProbeResult, error) {
+	o := p.Options
+	if len(o.Command) > 0 && !allowedProbeTools[filepath.Base(o.Command[0])] {
+		return nil, fmt.Errorf("probe command %q is not a perftest tool (ib_write_bw, ib_send_bw, ib_read_bw)", o.Command[0])
+	}
+	if p.NIC.Netdev != "" && o.Device == "" {
+		dev := p.NIC.RDMADevice
+		if dev == "" {
+			d, err := nics.ResolveRDMADevice(sys.Root, p.NIC.Netdev)
+			if err != nil {
+				return nil, err
+			}
+			dev = d
+		}
+		o.Device = dev
+	}
+	if o.IBPort == 0 {
+		o.IBPort = p.NIC.Port
+	}
+	if o.GIDIndex < 0 && !o.RDMACM && p.GIDAddress != "" {
+		port := o.IBPort
+		if port == 0 {
+			port = 1
+		}
+		nd := p.GIDNetdev
+		if nd == "" {
+			nd = p.NIC.Netdev
+		}
+		mode := p.RoCEMode
+		if mode == "" {
+			mode = "v2"
+		}
+		idx, err := nics.ResolveGIDIndex(sys.Root, o.Device, port, nd, p.GIDAddress, mode)
+		if err != nil {
+			return nil, err
+		}
+		o.GIDIndex = idx
+	}
+	out := &agentproto.ProbeResult{GIDIndex: o.GIDIndex}
+	res, err := perftest.Run(ctx, o)
+	out.Result = res
+	var f *perftest.Failure
+	if errors.As(err, &f) {
+		out.Failure = f
+	}
+	return out, err
+}

@@ -1,0 +1,44 @@
+// Command roce-agent is the host side of roce: it reads, applies and
+// proves a host's RoCE settings. It reads one versioned JSON request on
+// stdin and writes one JSON response on stdout (docs/agent-protocol.md),
+// so the controller can run it locally, over SSH, or a fleet runner
+// (Kubernetes DaemonSet, Ansible) can run it with a saved request.
+//
+//	roce-agent [--root DIR] < request.json > response.json
+//
+// Exit status: 0 when a response was written (check "ok" in it), 2 when
+// the command line is wrong, 1 when no response could be written.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rocefabric/roce/nics/agentproto"
+)
+
+func main() {
+	fs := flag.NewFlagSet("roce-agent", flag.ContinueOnError)
+	root := fs.String("root", "/", "prefix for every file, sysfs and configfs path (lab hosts and tests use a temporary tree)")
+	version := fs.Bool("version", false, "print the protocol version and exit")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		os.Exit(2)
+	}
+	if *version {
+		fmt.Printf("roce-agent protocol %d\n", agentproto.Version)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	resp := Handle(ctx, *root, os.Stdin)
+	enc := json.NewEncoder(os.Stdout)
+	if err := enc.Encode(resp); err != nil {
+		fmt.Fprintf(os.Stderr, "roce-agent: write response: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,87 @@
+package nics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+
+	"github.com/rocefabric/roce/telemetry"
+)
+
+// NICRef names one RoCE port for counters and probes.
+type NICRef struct {
+	Netdev     string `json:"netdev"`
+	RDMADevice string `json:"rdma_device,omitempty"` // "" = resolve from sysfs
+	Port       int    `json:"port,omitempty"`        // default 1
+}
+
+// Counters reads versions and per-port lossless counters: PFC bitmap and
+// per-priority pause frames from dcbnl (ieee_pfc requests = sent,
+// indications = received, reference/host.md §1.1), RDMA counters and
+// hw_counters from sysfs, the port rate and MTU. A netdev without DCB gives
+// no pause counters rather than an error, so verify still gets the rest.
+func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device, error) {
+	d := &telemetry.Device{Kind: "host", Versions: map[string]string{}}
+	if k := s.Kernel(); k != "" {
+		d.Versions["kernel"] = k
+	}
+	for _, r := range refs {
+		if r.Port == 0 {
+			r.Port = 1
+		}
+		if r.RDMADevice == "" {
+			dev, err := ResolveRDMADevice(s.Root, r.Netdev)
+			if err != nil {
+				return nil, err
+			}
+			r.RDMADevice = dev
+		}
+		if v, err := s.readTrim(path.Join(ibClass, r.RDMADevice, "fw_ver")); err == nil {
+			d.Versions["fw."+r.RDMADevice] = v
+		}
+		p := telemetry.Port{Name: r.Netdev, Counters: map[string]uint64{}}
+		li, err := s.Links.Link(ctx, r.Netdev)
+		if err != nil {
+			return nil, err
+		}
+		if li == nil {
+			return nil, fmt.Errorf("counters: netdev %s does not exist", r.Netdev)
+		}
+		p.MTU = li.MTU
+		rep, _, err := s.DCB.Get(ctx, r.Netdev)
+		switch {
+		case err == nil && rep.PFC != nil:
+			p.PFCPriorities = rep.PFC.Enabled
+			p.PFCOperational = rep.PFC.Enabled != 0
+			p.PFCMode = "off"
+			if p.PFCOperational {
+				p.PFCMode = "on"
+			}
+			p.TxPause = append([]uint64(nil), rep.PFC.Requests[:]...)
+			p.RxPause = append([]uint64(nil), rep.PFC.Indications[:]...)
+			for i := 0; i < 8; i++ {
+				p.TxPauseTotal += rep.PFC.Requests[i]
+				p.RxPauseTotal += rep.PFC.Indications[i]
+			}
+		case err != nil && !errors.Is(err, ErrDCBUnsupported):
+			return nil, err
+		}
+		base := path.Join(ibClass, r.RDMADevice, "ports", strconv.Itoa(r.Port))
+		if err := readCounters(s.Path(path.Join(base, "counters")), p.Counters); err != nil {
+			return nil, fmt.Errorf("counters %s: %w", r.RDMADevice, err)
+		}
+		if err := readCounters(s.Path(path.Join(base, "hw_counters")), p.Counters); err != nil {
+			return nil, fmt.Errorf("hw_counters %s: %w", r.RDMADevice, err)
+		}
+		p.LosslessDiscards = p.Counters["port_xmit_discards"]
+		if rate, err := s.readTrim(path.Join(base, "rate")); err == nil {
+			if g, err := ParseRateGbps(rate); err == nil {
+				p.RateGbps = g
+			}
+		}
+		d.Ports = append(d.Ports, p)
+	}
+	return d, nil
+}

@@ -1,0 +1,289 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/rocefabric/roce/policies"
+)
+
+// remoteAgentDir is where the agent is cached on a host, by content digest,
+// so hosts running different controller versions never share a binary.
+const remoteAgentDir = ".cache/roce"
+
+// sshRunner runs the agent on a remote host over one SSH connection, one
+// session per call.
+type sshRunner struct {
+	addr   string
+	config *ssh.ClientConfig
+	agent  []byte // the local agent binary
+	digest string // its sha256, hex
+	netns  string
+	root   string
+
+	mu     sync.Mutex
+	client *ssh.Client
+	ready  bool // the binary is on the host with the right digest
+}
+
+func (s *sshRunner) remotePath() string { return remoteAgentDir + "/agent-" + s.digest }
+
+func (s *sshRunner) describe() string { return "ssh " + s.addr + " ~/" + s.remotePath() }
+
+func (s *sshRunner) dial(ctx context.Context) (*ssh.Client, error) {
+	if s.client != nil {
+		return s.client, nil
+	}
+	d := net.Dialer{}
+	conn, err := d.DialContext(ctx, "tcp", s.addr)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", s.addr, err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	c, chans, reqs, err := ssh.NewClientConn(conn, s.addr, s.config)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("ssh handshake with %s: %w", s.addr, err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	s.client = ssh.NewClient(c, chans, reqs)
+	return s.client, nil
+}
+
+// exec runs one command in a new session, killing the session when ctx ends.
+func (s *sshRunner) exec(ctx context.Context, client *ssh.Client, cmd string, stdin []byte) ([]byte, []byte, error) {
+	sess, err := client.NewSession()
+	if err != nil {
+		return nil, nil, fmt.Errorf("ssh session: %w", err)
+	}
+	defer sess.Close()
+	var out, errb bytes.Buffer
+	sess.Stdin, sess.Stdout, sess.Stderr = bytes.NewReader(stdin), &out, &errb
+	done := make(chan error, 1)
+	go func() { done <- sess.Run(cmd) }()
+	select {
+	case err := <-done:
+		return out.Bytes(), errb.Bytes(), err
+	case <-ctx.Done():
+		_ = sess.Signal(ssh.SIGKILL)
+		sess.Close()
+		return out.Bytes(), errb.Bytes(), ctx.Err()
+	}
+}
+
+// checkCmd succeeds only when the cached agent has exactly our digest.
+func (s *sshRunner) checkCmd() string {
+	return fmt.Sprintf("cd && echo %s | sha256sum -c --status -", shellQuote(s.digest+"  "+s.remotePath()))
+}
+
+// ensureAgent copies the agent when it is missing or different, then checks
+// the digest on the host.
+func (s *sshRunner) ensureAgent(ctx context.Context, client *ssh.Client) error {
+	if s.ready {
+		return nil
+	}
+	if _, _, err := s.exec(ctx, client, s.checkCmd(), nil); err == nil {
+		s.ready = true
+		return nil
+	}
+	tmp := s.remotePath() + ".tmp"
+	up := fmt.Sprintf("cd && umask 077 && mkdir -p %s && cat > %s && chmod 0700 %s && mv -f %s %s",
+		remoteAgentDir, shellQuote(tmp), shellQuote(tmp), shellQuote(tmp), shellQuote(s.remotePath()))
+	if _, stderr, err := s.exec(ctx, client, up, s.agent); err != nil {
+		return fmt.Errorf("copy roce-agent to ~/%s: %w%s", s.remotePath(), err, stderrNote(stderr))
+	}
+	if _, stderr, err := s.exec(ctx, client, s.checkCmd(), nil); err != nil {
+		return fmt.Errorf("roce-agent copied to ~/%s but its sha256 does not match %s: %w%s", s.remotePath(), s.digest, err, stderrNote(stderr))
+	}
+	s.ready = true
+	return nil
+}
+
+func (s *sshRunner) run(ctx context.Context, stdin []byte) ([]byte, []byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	client, err := s.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.ensureAgent(ctx, client); err != nil {
+		return nil, nil, err
+	}
+	// The digest is checked again right before exec, in the same shell, so
+	// a binary swapped since the copy is never run.
+	cmd := s.checkCmd() + " && exec "
+	if s.netns != "" {
+		cmd += "ip netns exec " + shellQuote(s.netns) + " "
+	}
+	cmd += "./" + shellQuote(s.remotePath()) + " --root " + shellQuote(s.root)
+	out, stderr, err := s.exec(ctx, client, cmd, stdin)
+	var exitErr *ssh.ExitError
+	if errors.As(err, &exitErr) && exitErr.ExitStatus() == 1 && len(out) == 0 {
+		err = fmt.Errorf("%w (digest check failed or the agent could not start)", err)
+	}
+	return out, stderr, err
+}
+
+func (s *sshRunner) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil {
+		return nil
+	}
+	err := s.client.Close()
+	s.client = nil
+	return err
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// sshConfig builds the client config: host key verified against a pinned
+// key or a known_hosts file (never skipped), key / ssh-agent / password
+// auth from the host's credentials block.
+func sshConfig(fab *policies.Fabric, h *policies.Host, getenv func(string) (string, bool)) (*ssh.ClientConfig, error) {
+	cb, err := hostKeyCallback(fab, h, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &ssh.ClientConfig{HostKeyCallback: cb, User: "root", Timeout: 30 * time.Second}
+	var cred *policies.Credentials
+	if h.Credentials != "" {
+		c, ok := fab.Credentials[h.Credentials]
+		if !ok {
+			return nil, fmt.Errorf("credentials %q not defined", h.Credentials)
+		}
+		cred = c
+	}
+	if cred != nil && cred.Username != "" {
+		cfg.User = cred.Username
+	}
+	if cred != nil {
+		key, err := secretValue(fab, cred.KeyFile, cred.KeyEnv, getenv)
+		if err != nil {
+			return nil, fmt.Errorf("credentials %s key: %w", cred.Name, err)
+		}
+		if key != "" {
+			signer, err := ssh.ParsePrivateKey([]byte(key))
+			if err != nil {
+				return nil, fmt.Errorf("credentials %s: private key: %w", cred.Name, err)
+			}
+			cfg.Auth = append(cfg.Auth, ssh.PublicKeys(signer))
+		}
+	}
+	if sock, ok := getenv("SSH_AUTH_SOCK"); ok && sock != "" {
+		cfg.Auth = append(cfg.Auth, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
+			conn, err := net.Dial("unix", sock)
+			if err != nil {
+				return nil, fmt.Errorf("ssh-agent %s: %w", sock, err)
+			}
+			// The connection lives as long as the signers are used (the
+			// handshake); it is closed with the process.
+			return agent.NewClient(conn).Signers()
+		}))
+	}
+	if cred != nil {
+		pw, err := secretValue(fab, cred.PasswordFile, cred.PasswordEnv, getenv)
+		if err != nil {
+			return nil, fmt.Errorf("credentials %s password: %w", cred.Name, err)
+		}
+		if pw != "" {
+			pw = strings.TrimRight(pw, "\r\n")
+			cfg.Auth = append(cfg.Auth, ssh.Password(pw))
+		}
+	}
+	if len(cfg.Auth) == 0 {
+		return nil, fmt.Errorf("no SSH authentication: set key_file/key_env or password_env/password_file in credentials %q, or run an ssh-agent (SSH_AUTH_SOCK)", h.Credentials)
+	}
+	return cfg, nil
+}
+
+func secretValue(fab *policies.Fabric, file, env string, getenv func(string) (string, bool)) (string, error) {
+	if env != "" {
+		v, ok := getenv(env)
+		if !ok || v == "" {
+			return "", fmt.Errorf("environment variable %s is not set", env)
+		}
+		return v, nil
+	}
+	if file != "" {
+		p := resolvePath(fab, file)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", p, err)
+		}
+		return string(b), nil
+	}
+	return "", nil
+}
+
+func resolvePath(fab *policies.Fabric, p string) string {
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[2:])
+		}
+	}
+	if filepath.IsAbs(p) || fab == nil || fab.Dir == "" {
+		return p
+	}
+	return filepath.Join(fab.Dir, p)
+}
+
+func hostKeyCallback(fab *policies.Fabric, h *policies.Host, getenv func(string) (string, bool)) (ssh.HostKeyCallback, error) {
+	if h.HostKey != "" {
+		return pinnedKey(h.HostKey)
+	}
+	kh := h.KnownHosts
+	if kh == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("no host_key or known_hosts set and no home directory for ~/.ssh/known_hosts: %w", err)
+		}
+		kh = filepath.Join(home, ".ssh", "known_hosts")
+	}
+	p := resolvePath(fab, kh)
+	cb, err := knownhosts.New(p)
+	if err != nil {
+		return nil, fmt.Errorf("known_hosts %s: %w (add the host with ssh-keyscan, or pin host_key)", p, err)
+	}
+	return cb, nil
+}
+
+// pinnedKey accepts exactly one key: an authorized_keys line or a
+// "SHA256:..." fingerprint.
+func pinnedKey(pin string) (ssh.HostKeyCallback, error) {
+	if strings.HasPrefix(pin, "SHA256:") {
+		return func(host string, _ net.Addr, key ssh.PublicKey) error {
+			if got := ssh.FingerprintSHA256(key); got != pin {
+				return fmt.Errorf("host key mismatch for %s: got %s, pinned %s (possible man-in-the-middle; update host_key only if the host was re-keyed)", host, got, pin)
+			}
+			return nil
+		}, nil
+	}
+	want, _, _, _, err := ssh.ParseAuthorizedKey([]byte(pin))
+	if err != nil {
+		return nil, fmt.Errorf("host_key %q: want an authorized_keys line or a SHA256: fingerprint: %w", truncate(pin, 40), err)
+	}
+	return ssh.FixedHostKey(want), nil
+}
+
+// fileDigest returns the sha256 (hex) of b.
+func fileDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
