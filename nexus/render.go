@@ -1,13 +1,24 @@
 package nexus
 
 import (
-	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/rocefabric/roce/policies"
 )
 
 // DefaultPrefix is the name prefix of the objects we own.
 const DefaultPrefix = "ROCE-"
+
+// Names of our policy-maps (without the prefix).
+const (
+	qosPolicySuffix     = "QOS-IN"
+	nqPolicySuffix      = "NQ"
+	queuingPolicySuffix = "QUEUING-OUT"
+	aclInfix            = "ACL-"
+)
 
 // Intent is what one switch must carry.
 type Intent struct {
@@ -19,8 +30,348 @@ type Intent struct {
 	Modules    []Module // 7000: for the F/M refusal
 }
 
+func (in Intent) prefix() string {
+	if in.Prefix == "" {
+		return DefaultPrefix
+	}
+	return in.Prefix
+}
+
+// allTraffic reports whether the intent is "every frame lossless".
+func (in Intent) allTraffic() bool {
+	for _, c := range in.Classes {
+		if c.Match.Kind == policies.MatchAll {
+			return true
+		}
+	}
+	return false
+}
+
 // Render returns the desired config: current with our objects replaced by
-// what the intent needs; foreign objects untouched.
+// what the intent needs; foreign objects untouched. It never edits current.
 func Render(in Intent, current *Config) (*Config, error) {
-	return nil, errors.New("nexus: Render not implemented yet")
+	if err := validateIntent(in); err != nil {
+		return nil, err
+	}
+	r := &renderer{in: in, p: in.Platform, prefix: in.prefix(), cur: current, out: current.Clone(), keep: map[string]bool{}}
+	var err error
+	if in.Platform.Is7000() {
+		err = r.render7000()
+	} else {
+		err = r.render5000()
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.interfaces()
+	r.dropStale()
+	return r.out, nil
+}
+
+// validateIntent refuses what the platform cannot carry, naming why.
+func validateIntent(in Intent) error {
+	p := in.Platform
+	if p.Kind != "nexus5000" && p.Kind != "nexus7000" {
+		return fmt.Errorf("nexus: render: platform %q is not an NX-OS kind", p.Kind)
+	}
+	if err := validName(in.prefix() + "X"); err != nil {
+		return fmt.Errorf("nexus: render: prefix %q: %v", in.prefix(), err)
+	}
+	noDrop := 0
+	for _, c := range in.Classes {
+		if ok, why := p.Caps.Supports(string(c.Match.Kind)); !ok {
+			return fmt.Errorf("nexus: lossless %q: %s", c.Name, why)
+		}
+		if err := validName(in.prefix() + aclInfix + c.Name); err != nil {
+			return fmt.Errorf("nexus: lossless %q: the name cannot be part of an NX-OS object name (%v)", c.Name, err)
+		}
+		if c.Match.Kind == policies.MatchAll {
+			if len(in.Classes) > 1 {
+				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, so it must be the only class on %s (link-level flow control and PFC are exclusive per port, reference §1.5)", c.Name, p.Kind)
+			}
+			if !p.Caps.AllTrafficByLLFC {
+				return fmt.Errorf("nexus: lossless %q: %s has no all-traffic rendering", c.Name, p.Kind)
+			}
+			continue
+		}
+		noDrop++
+		if c.Priority < 0 || c.Priority > 7 {
+			return fmt.Errorf("nexus: lossless %q: priority %d is not a CoS 0-7", c.Name, c.Priority)
+		}
+		if c.MTU != 0 && (c.MTU < p.Caps.MinMTU || c.MTU > p.Caps.MaxMTU) {
+			return fmt.Errorf("nexus: lossless %q: mtu %d is outside %s's range %d-%d", c.Name, c.MTU, p.Kind, p.Caps.MinMTU, p.Caps.MaxMTU)
+		}
+		if in.FCoE && c.Priority == p.Caps.FCoECoS && !p.Is7000() {
+			return fmt.Errorf("nexus: lossless %q: priority %d is the FCoE CoS on this switch (fcoe = true); pick another priority", c.Name, c.Priority)
+		}
+	}
+	if p.Caps.MaxNoDropClasses > 0 && noDrop > p.Caps.MaxNoDropClasses {
+		// reference §1.1: the real limit is UNCONFIRMED; the table is conservative.
+		return fmt.Errorf("nexus: %d no-drop classes requested but %s takes at most %d besides FCoE (platforms.Capabilities.MaxNoDropClasses, UNCONFIRMED limit, reference §1.1)", noDrop, p.Kind, p.Caps.MaxNoDropClasses)
+	}
+	for _, ifn := range in.Interfaces {
+		if canon, ok := CanonicalInterface(ifn); !ok || canon != ifn {
+			return fmt.Errorf("nexus: managed interface %q is not a canonical NX-OS name (want e.g. Ethernet1/1)", ifn)
+		}
+	}
+	if p.Caps.RequiresFSeries && len(in.Interfaces) > 0 && !in.allTraffic() {
+		return checkFSeries(in)
+	}
+	return nil
+}
+
+// checkFSeries refuses managed ports on M-series modules (reference §2.1:
+// network-qos and PFC are F-series only).
+func checkFSeries(in Intent) error {
+	if len(in.Modules) == 0 {
+		return fmt.Errorf("nexus: %s needs the module list (show module) to check that the managed ports are on F-series modules", in.Platform.Kind)
+	}
+	var bad []string
+	for _, ifn := range in.Interfaces {
+		slot, ok := InterfaceSlot(ifn)
+		if !ok {
+			continue
+		}
+		var mod *Module
+		for i := range in.Modules {
+			if in.Modules[i].Slot == slot {
+				mod = &in.Modules[i]
+			}
+		}
+		switch {
+		case mod == nil:
+			bad = append(bad, fmt.Sprintf("%s: slot %d has no module in show module", ifn, slot))
+		case mod.Series == "M":
+			bad = append(bad, fmt.Sprintf("%s is on slot %d, module %s (M-series)", ifn, slot, mod.Model))
+		case mod.Series != "F":
+			bad = append(bad, fmt.Sprintf("%s is on slot %d, module %q (%s), which is not an F-series module", ifn, slot, mod.Model, mod.Type))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("nexus: refusing to make ports lossless on %s: %s; M-series modules have no PFC or no-drop queues (reference §2.1) — move the ports to an F-series module or remove them from the switch's interfaces", in.Platform.Kind, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+type renderer struct {
+	in     Intent
+	p      Platform
+	prefix string
+	cur    *Config
+	out    *Config
+	keep   map[string]bool // keys of our objects the intent wants
+}
+
+func (r *renderer) ours(name string) bool { return ownedBy(name, r.prefix) }
+
+// put stores one of our objects: it replaces the object with the same key in
+// place (so positions stay stable) or inserts it in its section.
+func (r *renderer) put(o *Object) {
+	r.keep[o.Key()] = true
+	for i, x := range r.out.Objects {
+		if x.Key() == o.Key() {
+			r.out.Objects[i] = o
+			return
+		}
+	}
+	r.out.insert(o)
+}
+
+// dropStale removes our ACLs, class-maps and policy-maps the intent no
+// longer wants.
+func (r *renderer) dropStale() {
+	r.out.Objects = slices.DeleteFunc(r.out.Objects, func(o *Object) bool {
+		switch o.Kind {
+		case KindACL, KindClassMap, KindPolicyMap:
+			return r.ours(o.Name) && !r.keep[o.Key()]
+		}
+		return false
+	})
+}
+
+// attached returns the policy attached under system qos for a type and
+// direction in the current config ("" when none).
+func attached(c *Config, typ, dir string) string {
+	sq := c.SystemQoS()
+	if sq == nil {
+		return ""
+	}
+	for _, sp := range sq.ServicePolicies() {
+		if sp.Type == typ && sp.Direction == dir {
+			return sp.Name
+		}
+	}
+	return ""
+}
+
+// carried returns the foreign classes (with their actions) of the policy
+// now attached for typ/dir: our policy must carry them so attaching it in
+// place of the foreign one keeps FCoE and other users' classes working.
+func (r *renderer) carried(typ, dir string) []*PolicyClass {
+	name := attached(r.cur, typ, dir)
+	if name == "" {
+		return nil
+	}
+	pm := lookupPolicy(r.cur, r.p, typ, name)
+	if pm == nil {
+		return nil
+	}
+	var out []*PolicyClass
+	for _, c := range pm.Clone().Classes {
+		if !r.ours(c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// reconcile returns the lines the Editor ends up with when the lines of want
+// whose key changed are typed over existing (and "no" is typed for keys want
+// no longer has). Render uses it so the desired order is the order a switch
+// produces, which keeps render → diff → apply → diff empty.
+func reconcile(existing, want []string) []string {
+	keys := map[string]bool{}
+	for _, w := range want {
+		keys[lineKey(w)] = true
+	}
+	out := slices.DeleteFunc(slices.Clone(existing), func(l string) bool { return !keys[lineKey(l)] })
+	for _, w := range want {
+		out = setLine(out, lineKey(w), w)
+	}
+	return out
+}
+
+// reconcileClasses keeps the existing order of classes that stay; new ones
+// go before class-default, as the Editor inserts them.
+func reconcileClasses(existing *Object, want []*PolicyClass) []*PolicyClass {
+	if existing == nil {
+		return want
+	}
+	byName := map[string]*PolicyClass{}
+	for _, c := range want {
+		byName[c.Name] = c
+	}
+	var out []*PolicyClass
+	for _, c := range existing.Classes {
+		if w, ok := byName[c.Name]; ok {
+			out = append(out, &PolicyClass{Name: c.Name, Actions: reconcile(c.Actions, w.Actions)})
+			delete(byName, c.Name)
+		}
+	}
+	for _, w := range want {
+		if _, ok := byName[w.Name]; !ok {
+			continue
+		}
+		at := len(out)
+		if at > 0 && out[at-1].Name == "class-default" {
+			at--
+		}
+		out = slices.Insert(out, at, w)
+	}
+	return out
+}
+
+// policy builds one of our policy-maps, stable against the existing one.
+func (r *renderer) policy(typ, name string, want []*PolicyClass) *Object {
+	existing := r.cur.PolicyMap(typ, name)
+	o := &Object{Kind: KindPolicyMap, Type: typ, Name: name, Classes: reconcileClasses(existing, want)}
+	if existing != nil {
+		o.Lines = slices.Clone(existing.Lines)
+	}
+	return o
+}
+
+// classMap builds one of our class-maps, keeping an existing match type.
+func (r *renderer) classMap(typ, name string, matches []string) *Object {
+	o := &Object{Kind: KindClassMap, Type: typ, Match: "match-all", Name: name}
+	if ex := r.cur.ClassMap(typ, name); ex != nil {
+		if ex.Match != "" {
+			o.Match = ex.Match
+		}
+		o.Lines = reconcile(ex.Lines, matches)
+		return o
+	}
+	o.Lines = matches
+	return o
+}
+
+// attach sets our service-policies under system qos (replacing whatever is
+// attached for the same type and direction) and detaches ours that are no
+// longer rendered.
+func (r *renderer) attach(want []ServicePolicy) {
+	sq := r.out.SystemQoS()
+	if sq == nil {
+		if len(want) == 0 {
+			return
+		}
+		sq = &Object{Kind: KindSystemQoS}
+		r.out.insert(sq)
+	}
+	var lines []string
+	wantKeys := map[string]bool{}
+	for _, sp := range want {
+		wantKeys[lineKey(sp.Line())] = true
+	}
+	for _, l := range sq.Lines {
+		sp, ok := parseServicePolicy(l)
+		if ok && r.ours(sp.Name) && !wantKeys[lineKey(l)] {
+			continue // ours, no longer wanted: detach
+		}
+		lines = append(lines, l)
+	}
+	for _, sp := range want {
+		lines = setLine(lines, lineKey(sp.Line()), sp.Line())
+	}
+	sq.Lines = lines
+}
+
+// interfaces sets PFC (or link-level flow control for all-traffic) on the
+// managed ports.
+func (r *renderer) interfaces() {
+	var want []string
+	drop := []string{}
+	switch {
+	case len(r.in.Classes) == 0:
+		return
+	case r.in.allTraffic():
+		// reference §1.5–1.6: LLFC on the whole link, PFC off (exclusive).
+		want = []string{"priority-flow-control mode off", "flowcontrol receive on", "flowcontrol send on"}
+	default:
+		want = []string{"priority-flow-control mode on"}
+		drop = []string{"flowcontrol receive", "flowcontrol send"}
+	}
+	for _, ifn := range r.in.Interfaces {
+		o := r.out.Interface(ifn)
+		if o == nil {
+			o = &Object{Kind: KindInterface, Name: ifn}
+			r.out.insert(o)
+		}
+		for _, k := range drop {
+			o.Lines, _ = removeKey(o.Lines, k)
+		}
+		for _, w := range want {
+			o.Lines = setLine(o.Lines, lineKey(w), w)
+		}
+	}
+}
+
+// cosList prints a CoS/DSCP list the way it is typed: runs as a-b.
+func cosList(v []int) string {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	v = slices.Compact(v)
+	var parts []string
+	for i := 0; i < len(v); {
+		j := i
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, strconv.Itoa(v[i])+"-"+strconv.Itoa(v[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(v[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
 }
