@@ -11,7 +11,6 @@ import (
 // policy by the integrator's tests, the fleet-runner files are not policies.
 var examplesNotOwnedHere = map[string]bool{"lab": true, "fleet-runners": true}
 
-
 func TestExamplesLoad(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join("..", "examples", "*"))
 	if err != nil {

@@ -1,0 +1,4 @@
+lossless "roce" {
+  cos = 4 # comment kept
+  mtu = 9216
+}
