@@ -137,6 +137,7 @@ func (s *Switch) handleSession(ctx context.Context, sc *ssh.ServerConn, ch ssh.C
 			_ = req.Reply(true, nil)
 			go func() {
 				sess.runShell(ctx)
+				_, _ = ch.SendRequest("exit-status", false, binary.BigEndian.AppendUint32(nil, 0))
 				_ = ch.Close()
 			}()
 		case "exec":
