@@ -8,24 +8,24 @@ import (
 
 // Row is one line of the perftest result table, converted to Gb/s.
 type Row struct {
-	Bytes       int
-	Iterations  uint64
-	PeakGbps    float64 // 0 in duration mode (-D) and with -N: perftest does not measure peak then
-	AvgGbps     float64
-	MsgRateMpps float64
+	Bytes       int     `json:"bytes"`
+	Iterations  uint64  `json:"iterations"`
+	PeakGbps    float64 `json:"peak_gbps"` // 0 in duration mode (-D) and with -N: perftest does not measure peak then
+	AvgGbps     float64 `json:"avg_gbps"`
+	MsgRateMpps float64 `json:"msg_rate_mpps"`
 }
 
 // Result is one parsed perftest run.
 type Result struct {
-	Rows []Row
+	Rows []Row `json:"rows"`
 	// AvgGbps / PeakGbps are the highest average / peak over all rows: with
 	// several sizes (-a) the largest messages show what the link can carry.
-	AvgGbps  float64
-	PeakGbps float64
-	Stdout   string
-	Stderr   string
-	ExitCode int
-	Argv     []string
+	AvgGbps  float64  `json:"avg_gbps"`
+	PeakGbps float64  `json:"peak_gbps"`
+	Stdout   string   `json:"stdout,omitempty"`
+	Stderr   string   `json:"stderr,omitempty"`
+	ExitCode int      `json:"exit_code"`
+	Argv     []string `json:"argv,omitempty"`
 }
 
 // mibPerSecToGbps converts perftest's "MB/sec" (which is MiB/s: 2^20 bytes,
