@@ -3,6 +3,7 @@ package nexus
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rocefabric/roce/policies"
 )
@@ -29,27 +30,86 @@ func (r *renderer) render7000() error {
 	if r.in.FCoE {
 		need = append(need, r.p.Caps.FCoECoS)
 	}
+	// The network-qos attached now (foreign, or an earlier copy of ours):
+	// a foreign one is replaced, so its no-drop CoS stay no-drop; for both,
+	// the MTU of every CoS that is not one of our classes' is carried over
+	// (the superset rule, see the package doc).
+	var current NQTemplate
+	otherMTU := map[int]int{}
+	if att := attached(r.cur, TypeNetworkQoS, ""); att != "" {
+		if tpl, ok := templateFor(att); ok {
+			current = tpl
+			if !r.ours(att) {
+				need = append(need, tpl.NoDropCoS()...)
+			}
+			if pm := lookupPolicy(r.cur, r.p, TypeNetworkQoS, att); pm != nil {
+				for _, tc := range tpl.Classes {
+					if pc := pm.Class(tc.Name); pc != nil {
+						for _, cos := range tc.CoS {
+							if _, ours := mtu[cos]; !ours {
+								otherMTU[cos] = mtuOf(pc.Actions)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 	slices.Sort(need)
 	need = slices.Compact(need)
 	tpl, err := ChooseNQTemplate(need)
 	if err != nil {
 		return err
 	}
+	if current.Name != "" && covers(current, need) {
+		tpl = current // stable: keep the template in use while it still fits
+	}
 	name := tpl.CopyName(r.prefix)
 	want := tpl.policy(name)
 	for i, tc := range tpl.Classes {
-		if !tc.NoDrop {
-			continue
-		}
 		m := 0
 		for _, cos := range tc.CoS {
-			m = max(m, mtu[cos])
+			m = max(m, otherMTU[cos])
+			if tc.NoDrop {
+				m = max(m, mtu[cos])
+			}
 		}
-		if m > 0 {
+		if m > mtuOf(tc.Actions) {
 			want.Classes[i].Actions = setLine(want.Classes[i].Actions, "mtu", "mtu "+strconv.Itoa(m))
 		}
 	}
 	r.put(r.policy(TypeNetworkQoS, name, want.Classes))
 	r.attach([]ServicePolicy{{Type: TypeNetworkQoS, Name: name}})
 	return nil
+}
+
+// covers reports whether the template makes every CoS in need no-drop.
+func covers(t NQTemplate, need []int) bool {
+	nd := t.NoDropCoS()
+	for _, c := range need {
+		if !slices.Contains(nd, c) {
+			return false
+		}
+	}
+	return len(nd) > 0
+}
+
+// templateFor returns the template a network-qos policy is, or was copied
+// from.
+func templateFor(name string) (NQTemplate, bool) {
+	if t, ok := nqTemplateByName(name); ok {
+		return t, true
+	}
+	return templateOfCopy(name)
+}
+
+// mtuOf reads "mtu N" from class actions (0 when absent).
+func mtuOf(actions []string) int {
+	for _, a := range actions {
+		if f := strings.Fields(a); len(f) == 2 && f[0] == "mtu" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
 }

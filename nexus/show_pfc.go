@@ -1,19 +1,103 @@
 package nexus
 
-import "errors"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // PFCStatus is one row of `show interface priority-flow-control`.
 type PFCStatus struct {
-	Interface, Mode string
+	Interface, Mode string // Mode as printed: "Auto", "On", "Off"
 	Oper            bool
-	VLBitmap        uint8
+	VLBitmap        uint8 // bit n = CoS n is no-drop, e.g. 0x08 = CoS 3
 	RxPPP, TxPPP    uint64
 }
 
-// ParseShowPFC reads `show interface priority-flow-control`.
+// ParseShowPFC reads `show interface priority-flow-control` (reference §1.7):
+//
+//	Ethernet1/47       Auto Off           7316       762946
+//	Ethernet1/2        Auto On   (8)      4088353    1890
+//
+// The VL bitmap in parentheses is hex.
 func ParseShowPFC(text string) ([]PFCStatus, error) {
-	return nil, errors.New("nexus: not implemented yet")
+	var out []PFCStatus
+	header := false
+	for i, l := range splitLines(text) {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "" || strings.HasPrefix(t, "==="):
+			continue
+		case strings.HasPrefix(t, "Port") && strings.Contains(t, "Mode"):
+			header = true
+			continue
+		}
+		if !header {
+			continue // the command echo or a banner before the table
+		}
+		f := strings.Fields(t)
+		// name mode oper [(bmap)] rx tx  — "(8)" may also be glued: "On(8)"
+		var bmap string
+		if len(f) >= 3 {
+			if j := strings.IndexByte(f[2], '('); j > 0 {
+				bmap = f[2][j:]
+				f[2] = f[2][:j]
+			}
+		}
+		if len(f) >= 4 && strings.HasPrefix(f[3], "(") {
+			bmap = f[3]
+			f = append(f[:3], f[4:]...)
+		}
+		if len(f) != 5 {
+			return nil, fmt.Errorf("show interface priority-flow-control: line %d: %q: want port, mode, oper, [(bitmap)], RxPPP, TxPPP", i+1, t)
+		}
+		if _, ok := CanonicalInterface(f[0]); !ok {
+			return nil, fmt.Errorf("show interface priority-flow-control: line %d: %q is not an interface", i+1, f[0])
+		}
+		s := PFCStatus{Interface: f[0], Mode: f[1]}
+		switch strings.ToLower(f[2]) {
+		case "on":
+			s.Oper = true
+		case "off":
+		default:
+			return nil, fmt.Errorf("show interface priority-flow-control: line %d: oper state %q is neither On nor Off", i+1, f[2])
+		}
+		if bmap != "" {
+			if !strings.HasSuffix(bmap, ")") {
+				return nil, fmt.Errorf("show interface priority-flow-control: line %d: bad VL bitmap %q", i+1, bmap)
+			}
+			v, err := strconv.ParseUint(strings.Trim(bmap, "()"), 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf("show interface priority-flow-control: line %d: VL bitmap %q is not a hex byte", i+1, bmap)
+			}
+			s.VLBitmap = uint8(v)
+		}
+		var err error
+		if s.RxPPP, err = strconv.ParseUint(f[3], 10, 64); err != nil {
+			return nil, fmt.Errorf("show interface priority-flow-control: line %d: RxPPP %q is not a counter", i+1, f[3])
+		}
+		if s.TxPPP, err = strconv.ParseUint(f[4], 10, 64); err != nil {
+			return nil, fmt.Errorf("show interface priority-flow-control: line %d: TxPPP %q is not a counter", i+1, f[4])
+		}
+		out = append(out, s)
+	}
+	if !header {
+		return nil, fmt.Errorf("show interface priority-flow-control: no 'Port Mode Oper(VL bmap) RxPPP TxPPP' header")
+	}
+	return out, nil
 }
 
 // FormatShowPFC prints rows as the switch does.
-func FormatShowPFC(rows []PFCStatus) string { return "" }
+func FormatShowPFC(rows []PFCStatus) string {
+	var b strings.Builder
+	bar := strings.Repeat("=", 60)
+	b.WriteString(bar + "\nPort               Mode Oper(VL bmap)  RxPPP      TxPPP\n" + bar + "\n\n")
+	for _, r := range rows {
+		oper := "Off"
+		if r.Oper {
+			oper = fmt.Sprintf("On   (%x)", r.VLBitmap)
+		}
+		fmt.Fprintf(&b, "%-18s %-4s %-14s %-10d %d\n", r.Interface, r.Mode, oper, r.RxPPP, r.TxPPP)
+	}
+	return b.String()
+}

@@ -1,16 +1,23 @@
 package nexus
 
-import "errors"
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
 
-// QueuingGroup is one qos-group of `show queuing interface`.
+// QueuingGroup is one qos-group of `show queuing interface`. TX groups come
+// from the scheduling table (Bandwidth); RX groups from the per-group
+// blocks (QSize, MTU, DropType, Discards, pause status).
 type QueuingGroup struct {
 	QoSGroup         int
 	Direction        string // "RX" | "TX"
-	DropType         string
-	MTU              int
-	Bandwidth        int
+	DropType         string // "drop" | "no-drop"
+	MTU              int    // HW MTU
+	Bandwidth        int    // oper-bandwidth percent (TX)
 	RxPause, TxPause string // "Active" | "Inactive"
-	Discards         uint64
+	Discards         uint64 // "Pkts discarded on ingress"
 	QSize            int
 }
 
@@ -20,10 +27,142 @@ type QueuingInterface struct {
 	Groups    []QueuingGroup
 }
 
-// ParseShowQueuing reads `show queuing interface`.
+var (
+	reQIface   = regexp.MustCompile(`^(\S+) queuing information:\s*$`)
+	reQSize    = regexp.MustCompile(`^q-size:\s*(\d+),\s*HW MTU:\s*(\d+)`)
+	reDropType = regexp.MustCompile(`^drop-type:\s*([\w-]+)`)
+	reTXRow    = regexp.MustCompile(`^(\d+)\s+(\S+)\s+(\d+)$`)
+	reQGroup   = regexp.MustCompile(`^qos-group\s+(\d+)$`)
+	rePause    = regexp.MustCompile(`^Per-priority-pause status\s*:\s*Rx \((\w+)\),\s*Tx \((\w+)\)`)
+	reDiscard  = regexp.MustCompile(`^Pkts discarded on ingress\s*:\s*(\d+)`)
+)
+
+// ParseShowQueuing reads `show queuing interface` (Nexus 5000 format,
+// reference §1.7).
 func ParseShowQueuing(text string) ([]QueuingInterface, error) {
-	return nil, errors.New("nexus: not implemented yet")
+	var out []QueuingInterface
+	var cur *QueuingInterface
+	var grp *QueuingGroup
+	section := ""
+	fail := func(n int, what string) error {
+		return fmt.Errorf("show queuing interface: line %d: %s", n, what)
+	}
+	for i, l := range splitLines(text) {
+		n := i + 1
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if m := reQIface.FindStringSubmatch(t); m != nil {
+			if _, ok := CanonicalInterface(m[1]); !ok {
+				return nil, fail(n, fmt.Sprintf("%q is not an interface", m[1]))
+			}
+			out = append(out, QueuingInterface{Interface: m[1]})
+			cur, grp, section = &out[len(out)-1], nil, ""
+			continue
+		}
+		if cur == nil {
+			continue // command echo or banner before the first interface
+		}
+		switch t {
+		case "TX Queuing":
+			section, grp = "TX", nil
+			continue
+		case "RX Queuing":
+			section, grp = "RX", nil
+			continue
+		}
+		if section == "TX" {
+			if strings.HasPrefix(t, "qos-group") && strings.Contains(t, "sched-type") {
+				continue
+			}
+			m := reTXRow.FindStringSubmatch(t)
+			if m == nil {
+				continue // other TX detail lines we do not model
+			}
+			g, err1 := strconv.Atoi(m[1])
+			bw, err2 := strconv.Atoi(m[3])
+			if err1 != nil || err2 != nil || g > 7 || bw > 100 {
+				return nil, fail(n, fmt.Sprintf("bad TX row %q", t))
+			}
+			cur.Groups = append(cur.Groups, QueuingGroup{QoSGroup: g, Direction: "TX", Bandwidth: bw})
+			continue
+		}
+		if section != "RX" {
+			continue
+		}
+		if m := reQGroup.FindStringSubmatch(t); m != nil {
+			g, err := strconv.Atoi(m[1])
+			if err != nil || g > 7 {
+				return nil, fail(n, fmt.Sprintf("bad qos-group %q", t))
+			}
+			cur.Groups = append(cur.Groups, QueuingGroup{QoSGroup: g, Direction: "RX"})
+			grp = &cur.Groups[len(cur.Groups)-1]
+			continue
+		}
+		if grp == nil {
+			continue
+		}
+		var err error
+		switch {
+		case reQSize.MatchString(t):
+			m := reQSize.FindStringSubmatch(t)
+			if grp.QSize, err = strconv.Atoi(m[1]); err != nil {
+				return nil, fail(n, "q-size is not a number")
+			}
+			if grp.MTU, err = strconv.Atoi(m[2]); err != nil {
+				return nil, fail(n, "HW MTU is not a number")
+			}
+		case reDropType.MatchString(t):
+			grp.DropType = reDropType.FindStringSubmatch(t)[1]
+		case reDiscard.MatchString(t):
+			if grp.Discards, err = strconv.ParseUint(reDiscard.FindStringSubmatch(t)[1], 10, 64); err != nil {
+				return nil, fail(n, "discard counter is not a number")
+			}
+		case rePause.MatchString(t):
+			m := rePause.FindStringSubmatch(t)
+			grp.RxPause, grp.TxPause = m[1], m[2]
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("show queuing interface: no '<interface> queuing information:' block")
+	}
+	return out, nil
 }
 
-// FormatShowQueuing prints ifs as the switch does.
-func FormatShowQueuing(ifs []QueuingInterface) string { return "" }
+// FormatShowQueuing prints ifs as a Nexus 5000 does.
+func FormatShowQueuing(ifs []QueuingInterface) string {
+	var b strings.Builder
+	for _, qi := range ifs {
+		fmt.Fprintf(&b, "%s queuing information:\n", qi.Interface)
+		b.WriteString("  TX Queuing\n    qos-group  sched-type  oper-bandwidth\n")
+		for _, g := range qi.Groups {
+			if g.Direction == "TX" {
+				fmt.Fprintf(&b, "        %d       WRR         %6d\n", g.QoSGroup, g.Bandwidth)
+			}
+		}
+		b.WriteString("\n  RX Queuing\n")
+		for _, g := range qi.Groups {
+			if g.Direction != "RX" {
+				continue
+			}
+			xon, xoff := 0, g.QSize
+			if g.DropType == "no-drop" {
+				xon, xoff = 20480, 40320
+			}
+			fmt.Fprintf(&b, "    qos-group %d\n", g.QoSGroup)
+			fmt.Fprintf(&b, "    q-size: %d, HW MTU: %d (%d configured)\n", g.QSize, g.MTU, g.MTU)
+			fmt.Fprintf(&b, "    drop-type: %s, xon: %d, xoff: %d\n", g.DropType, xon, xoff)
+			b.WriteString("    Statistics:\n")
+			b.WriteString("        Pkts received over the port             : 0\n")
+			b.WriteString("        Ucast pkts sent to the cross-bar        : 0\n")
+			b.WriteString("        Mcast pkts sent to the cross-bar        : 0\n")
+			b.WriteString("        Ucast pkts received from the cross-bar  : 0\n")
+			b.WriteString("        Pkts sent to the port                   : 0\n")
+			fmt.Fprintf(&b, "        Pkts discarded on ingress               : %d\n", g.Discards)
+			fmt.Fprintf(&b, "        Per-priority-pause status               : Rx (%s), Tx (%s)\n", g.RxPause, g.TxPause)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}

@@ -98,15 +98,7 @@ func (t NQTemplate) policy(name string) *Object {
 // every CoS in need no-drop.
 func ChooseNQTemplate(need []int) (NQTemplate, error) {
 	for _, t := range NQTemplates() {
-		nd := t.NoDropCoS()
-		ok := true
-		for _, c := range need {
-			if !slices.Contains(nd, c) {
-				ok = false
-				break
-			}
-		}
-		if ok && len(nd) > 0 {
+		if covers(t, need) {
 			return t, nil
 		}
 	}
