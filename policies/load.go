@@ -146,7 +146,7 @@ func (l *loader) parseDir() []hcl.Body {
 		}
 		f, diags := l.parser.ParseHCL(src, path)
 		l.diags = append(l.diags, diags...)
-		l.src.add(path, f)
+		l.src.add(path, n, f)
 		if f != nil && f.Body != nil {
 			bodies = append(bodies, f.Body)
 		}

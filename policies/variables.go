@@ -197,7 +197,7 @@ func (l *loader) readVarFile(path string, decls map[string]*variable, vals map[s
 	if f == nil {
 		return
 	}
-	l.src.add(path, f)
+	l.src.add(path, "var-file:"+path, f)
 	if diags.HasErrors() {
 		return
 	}
