@@ -11,7 +11,7 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	s := r.Summary
 	fmt.Fprintf(&b, "## roce-verify: %s\n\n", strings.ToUpper(string(s.Status)))
-	fmt.Fprintf(&b, "%d passed, %d failed, %d errors, %d skipped (exit %d); probe tool `%s`.\n\n", s.Pass, s.Fail, s.Error, s.Skip, s.ExitCode, r.Tool)
+	fmt.Fprintf(&b, "%d passed, %d failed, %d error(s), %d skipped (exit %d); probe tool `%s`.\n\n", s.Pass, s.Fail, s.Error, s.Skip, s.ExitCode, r.Tool)
 
 	b.WriteString("### Probes\n\n")
 	if len(r.Probes) == 0 {
@@ -28,9 +28,9 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 			if p.Failure != nil && p.Status != StatusPass {
 				msg += " — " + p.Failure.Hint
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %.2f | %.2f | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
 				statusWord(p.Status), mdCell(p.Class), p.Round, mdCell(p.Server), mdCell(p.Client),
-				p.AvgGbps, p.ThresholdGbps, ceiling, mdCell(msg))
+				num(p.AvgGbps), num(p.ThresholdGbps), ceiling, mdCell(msg))
 		}
 		b.WriteString("\n")
 	}
@@ -58,4 +58,12 @@ func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", "\\|")
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// num prints a bandwidth, or "-" when it was not measured / not set.
+func num(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
 }

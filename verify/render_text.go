@@ -6,12 +6,14 @@ import (
 	"strings"
 )
 
-// RenderText writes the human report: a verdict line, then every probe and
-// check with its status, and the hint for each failure.
+// RenderText writes the human report: a verdict line, every probe with its
+// result and the hint for each failure, then the checks that did not pass
+// (passing checks are counted; the JSON, JUnit and Markdown reports list
+// them all).
 func RenderText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	s := r.Summary
-	fmt.Fprintf(&b, "roce-verify: %s (exit %d): %d passed, %d failed, %d errors, %d skipped\n",
+	fmt.Fprintf(&b, "roce-verify: %s (exit %d): %d passed, %d failed, %d error(s), %d skipped\n",
 		strings.ToUpper(string(s.Status)), s.ExitCode, s.Pass, s.Fail, s.Error, s.Skip)
 	fmt.Fprintf(&b, "probe tool: %s\n", r.Tool)
 
@@ -26,12 +28,17 @@ func RenderText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "        hint: %s\n", p.Failure.Hint)
 		}
 	}
-	b.WriteString("\nChecks:\n")
-	if len(r.Checks) == 0 {
-		b.WriteString("  (none)\n")
-	}
+	passed := 0
 	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "  %-5s %s: %s\n", statusWord(c.Status), c.ID(), c.Message)
+		if c.Status == StatusPass {
+			passed++
+		}
+	}
+	fmt.Fprintf(&b, "\nChecks: %d of %d passed\n", passed, len(r.Checks))
+	for _, c := range r.Checks {
+		if c.Status != StatusPass || c.Name == CheckCoverage {
+			fmt.Fprintf(&b, "  %-5s %s: %s\n", statusWord(c.Status), c.ID(), c.Message)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
