@@ -1,0 +1,166 @@
+package nxos
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/nexus/nxsim"
+	"github.com/rocefabric/roce/plan"
+)
+
+// TestApplyThenPlanIsEmpty applies onto each starting config of both
+// platforms over real SSH, then requires a second plan to be empty, the
+// transaction to have used and removed its checkpoint, and nothing
+// foreign to have changed.
+func TestApplyThenPlanIsEmpty(t *testing.T) {
+	cases := []struct{ kind, start, mode string }{
+		{"nexus5000", "empty", "cos"},
+		{"nexus5000", "empty", "udp_port"},
+		{"nexus5000", "fcoe-defaults", "cos"},
+		{"nexus5000", "ours-earlier", "cos"},
+		{"nexus5000", "foreign", "udp_port"},
+		{"nexus5000", "realistic", "cos"},
+		{"nexus7000", "empty", "cos"},
+		{"nexus7000", "fcoe-defaults", "cos"},
+		{"nexus7000", "ours-earlier", "cos"},
+		{"nexus7000", "foreign", "udp_port"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/%s/%s", tc.kind, tc.start, tc.mode), func(t *testing.T) {
+			r := newRig(t, rigOpts{kind: tc.kind, start: tc.start, mode: tc.mode})
+			tp := r.plan(t)
+			if !tp.HasChanges() || len(tp.Commands) == 0 {
+				t.Fatalf("first plan has no changes")
+			}
+			if tp.Facts["os"] == "" || tp.Facts["platform"] == "" {
+				t.Errorf("facts missing: %v", tp.Facts)
+			}
+			res, err := r.apply(t, tp)
+			if err != nil || res.Status != plan.StatusApplied {
+				t.Fatalf("apply: status %s, err %v\n%s", res.Status, err, transcriptText(res.Transcript))
+			}
+			if !strings.HasPrefix(findCommand(res.Transcript, "checkpoint roce-"), "checkpoint roce-") ||
+				findCommand(res.Transcript, "no checkpoint roce-") == "" {
+				t.Errorf("transcript lacks the checkpoint and its removal:\n%s", transcriptText(res.Transcript))
+			}
+			if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
+				t.Errorf("checkpoints left on the switch: %v", cps)
+			}
+			again := r.plan(t)
+			if again.HasChanges() {
+				t.Errorf("second plan not empty: %v\n%s", again.Commands, r.srv.Switch().RunningConfig())
+			}
+			if again.Fingerprint == tp.Fingerprint {
+				t.Error("fingerprint did not move although the config changed")
+			}
+			res, err = r.apply(t, again)
+			if err != nil || res.Status != plan.StatusUnchanged {
+				t.Errorf("empty apply: %s %v", res.Status, err)
+			}
+		})
+	}
+}
+
+func findCommand(ex []plan.Exchange, prefix string) string {
+	for _, e := range ex {
+		if strings.HasPrefix(e.Command, prefix) {
+			return e.Command
+		}
+	}
+	return ""
+}
+
+// TestRejectedCommandRollsBack rejects a line in the middle of the script:
+// the apply must report rolled-back and leave the running config
+// byte-identical to before.
+func TestRejectedCommandRollsBack(t *testing.T) {
+	for _, kind := range []string{"nexus5000", "nexus7000"} {
+		t.Run(kind, func(t *testing.T) {
+			r := newRig(t, rigOpts{kind: kind, start: "fcoe-defaults"})
+			tp := r.plan(t)
+			before := r.srv.Switch().RunningConfig()
+			bad := strings.TrimSpace(tp.Commands[len(tp.Commands)/2])
+			r.srv.Switch().SetFaults(nxsim.Faults{RejectCommand: bad})
+			res, err := r.apply(t, tp)
+			if res.Status != plan.StatusRolledBack || err == nil {
+				t.Fatalf("status %s err %v, want rolled-back\n%s", res.Status, err, transcriptText(res.Transcript))
+			}
+			if !strings.Contains(err.Error(), bad) {
+				t.Errorf("error does not name the refused line %q: %v", bad, err)
+			}
+			if after := r.srv.Switch().RunningConfig(); after != before {
+				t.Errorf("running config changed:\n--- before\n%s\n--- after\n%s", before, after)
+			}
+			if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
+				t.Errorf("checkpoints left: %v", cps)
+			}
+			if findCommand(res.Transcript, "rollback running-config checkpoint roce-") == "" {
+				t.Errorf("no rollback in the transcript")
+			}
+		})
+	}
+}
+
+// TestDropAfterEveryLine drops the connection after each possible number
+// of configuration lines (the script, then the `end` that leaves
+// configuration mode, then never): every time the switch must end either
+// byte-identical to before or exactly as planned.
+func TestDropAfterEveryLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite skipped in -short mode")
+	}
+	for _, kind := range []string{"nexus5000", "nexus7000"} {
+		t.Run(kind, func(t *testing.T) {
+			probe := newRig(t, rigOpts{kind: kind, start: "empty"})
+			n := len(probe.plan(t).Commands)
+			for drop := 1; drop <= n+2; drop++ {
+				r := newRig(t, rigOpts{kind: kind, start: "empty"})
+				tp := r.plan(t)
+				before := r.srv.Switch().RunningConfig()
+				r.srv.Switch().SetFaults(nxsim.Faults{DropAfterConfigLines: drop})
+				res, err := r.apply(t, tp)
+				after := r.srv.Switch().RunningConfig()
+				r.srv.Switch().SetFaults(nxsim.Faults{})
+				switch {
+				case after == before:
+					if res.Status != plan.StatusRolledBack || err == nil {
+						t.Errorf("drop %d: config restored but status %s err %v", drop, res.Status, err)
+					}
+				default:
+					if again := r.plan(t); again.HasChanges() {
+						t.Fatalf("drop %d: switch left in between (status %s, err %v):\n%s\nremaining: %v",
+							drop, res.Status, err, after, again.Commands)
+					}
+					if res.Status != plan.StatusApplied {
+						t.Errorf("drop %d: fully applied but status %s", drop, res.Status)
+					}
+				}
+				if drop <= n && res.Status != plan.StatusRolledBack {
+					t.Errorf("drop %d of %d: status %s, want rolled-back", drop, n, res.Status)
+				}
+			}
+		})
+	}
+}
+
+// TestStalePlan changes the switch between plan and apply: apply must
+// refuse with ErrStale and send no configuration.
+func TestStalePlan(t *testing.T) {
+	r := newRig(t, rigOpts{kind: "nexus5000", start: "empty"})
+	tp := r.plan(t)
+	// Another operator edits the switch.
+	applyByHand(t, r, []string{"interface Ethernet1/1", "priority-flow-control mode off"})
+	edited := r.srv.Switch().RunningConfig()
+	res, err := r.apply(t, tp)
+	if !errors.Is(err, plan.ErrStale) || res.Status != plan.StatusStale {
+		t.Fatalf("status %s err %v, want stale", res.Status, err)
+	}
+	if findCommand(res.Transcript, "checkpoint") != "" || findCommand(res.Transcript, "configure") != "" {
+		t.Errorf("a stale apply sent changes:\n%s", transcriptText(res.Transcript))
+	}
+	if r.srv.Switch().RunningConfig() != edited {
+		t.Error("the switch changed during a stale apply")
+	}
+}

@@ -1,0 +1,174 @@
+package nxos
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/rocefabric/roce/nexus"
+	"github.com/rocefabric/roce/nexus/nxsim"
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
+)
+
+// modules7000 is a 7000 with an F-series card in slot 2 and an M-series
+// card in slot 3, like nexus/testdata/start/nexus7000.
+var modules7000 = []nexus.Module{
+	{Slot: 1, Ports: 0, Type: "Supervisor Module-2", Model: "N7K-SUP2E", Status: "active *"},
+	{Slot: 2, Ports: 48, Type: "1/10 Gbps Ethernet Module", Model: "N7K-F248XP-25E", Status: "ok"},
+	{Slot: 3, Ports: 48, Type: "10/100/1000 Mbps Ethernet Module", Model: "N7K-M148GT-11L", Status: "ok"},
+}
+
+// classes are the lossless classes the tests apply, by match mode.
+func classes() map[string][]*policies.Lossless {
+	return map[string][]*policies.Lossless{
+		"cos":      {{Name: "rdma", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{4}}, Priority: 4, MTU: 9216, BandwidthPercent: 40}},
+		"udp_port": {{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 4, MTU: 9216}},
+	}
+}
+
+// rig is one simulated switch and the provider target pointed at it, with
+// the trust and credentials a user's policy would carry.
+type rig struct {
+	srv    *nxsim.Server
+	target *Target
+	sw     *policies.Switch
+}
+
+type rigOpts struct {
+	kind, start, mode string
+	vdc               string
+	ifaces            []string
+	faults            nxsim.Faults
+	trust             func(sw *policies.Switch, srv *nxsim.Server)
+}
+
+func readStart(t testing.TB, kind, start string) string {
+	t.Helper()
+	if start == "" {
+		return ""
+	}
+	prefix := map[string]string{"nexus5000": "n5k-", "nexus7000": "n7k-"}[kind]
+	b, err := os.ReadFile(filepath.Join("testdata", "start", prefix+start+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func newRig(t testing.TB, o rigOpts) *rig {
+	t.Helper()
+	if o.mode == "" {
+		o.mode = "cos"
+	}
+	opts := nxsim.Options{
+		Hostname: "sw1", Platform: o.kind, StartupConfig: readStart(t, o.kind, o.start),
+		Users: map[string]string{"netops": "pw-123"}, Faults: o.faults, VDC: o.vdc,
+	}
+	if o.ifaces == nil {
+		o.ifaces = []string{"Ethernet1/1", "Ethernet1/2"}
+	}
+	if o.kind == "nexus7000" {
+		opts.Modules = modules7000
+		opts.Version = "6.2(14)"
+		if o.ifaces[0] == "Ethernet1/1" {
+			o.ifaces = []string{"Ethernet2/1", "Ethernet2/2"}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := nxsim.Listen(ctx, "127.0.0.1:0", opts)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = srv.Close()
+	})
+	sw := &policies.Switch{
+		Name: "sw1", Platform: o.kind, Address: srv.Addr(), Credentials: "lab",
+		Interfaces: o.ifaces, FCoE: strings.Contains(o.start, "fcoe") || o.start == "realistic",
+		HostKey: string(ssh.MarshalAuthorizedKey(srv.Switch().HostKey())),
+	}
+	if o.trust != nil {
+		sw.HostKey = ""
+		o.trust(sw, srv)
+	}
+	fab := &policies.Fabric{
+		Dir:         t.TempDir(),
+		Lossless:    classes()[o.mode],
+		Switches:    []*policies.Switch{sw},
+		Credentials: map[string]*policies.Credentials{"lab": {Name: "lab", Username: "netops", PasswordEnv: "NXOS_PW"}},
+	}
+	env := plan.Env{
+		Fabric:  fab,
+		Getenv:  func(k string) (string, bool) { return map[string]string{"NXOS_PW": "pw-123"}[k], k == "NXOS_PW" },
+		Timeout: 10 * time.Second,
+	}
+	tg, err := newTarget(env, sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.backoff = []time.Duration{10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}
+	tg.home = ""
+	return &rig{srv: srv, target: tg, sw: sw}
+}
+
+func (r *rig) plan(t testing.TB) *plan.TargetPlan {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tp, err := r.target.Plan(ctx)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	return tp
+}
+
+func (r *rig) apply(t testing.TB, tp *plan.TargetPlan) (*plan.ApplyResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := r.target.Apply(ctx, tp)
+	if res == nil {
+		t.Fatal("Apply returned a nil result")
+	}
+	return res, err
+}
+
+// transcriptText joins a transcript for failure messages.
+func transcriptText(ex []plan.Exchange) string {
+	var b strings.Builder
+	for _, e := range ex {
+		b.WriteString("> " + e.Command + "\n")
+		if e.Response != "" {
+			b.WriteString(e.Response + "\n")
+		}
+	}
+	return b.String()
+}
+
+// applyByHand configures the switch through another session, as another
+// operator would.
+func applyByHand(t testing.TB, r *rig, lines []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dl, _, err := r.target.dialer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dl.open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if _, err := c.configure(lines); err != nil {
+		t.Fatalf("configure by hand: %v", err)
+	}
+}
