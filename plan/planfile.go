@@ -248,7 +248,8 @@ func splitPlanFile(data []byte) (planFileHeader, []byte, error) {
 		}
 		key, ok := tok.(string)
 		if !ok {
-			return h, nil, fmt.Errorf("malformed envelope near byte %d: no \"plan\" key", dec.InputOffset())
+			// The object ended: a -json rendering or an apply report.
+			return h, nil, errors.New(`it has no "plan" key: roce-apply needs a file written by roce-plan -out, not -json output`)
 		}
 		if key == "plan" {
 			off := int(dec.InputOffset())
