@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -19,6 +21,9 @@ type Snapshot struct {
 	links       map[string]*LinkInfo // nil value: the netdev did not exist
 	files       map[string]fileSnap
 	fileOrder   []string
+	// newDirs are directories that did not exist and a file write may
+	// create; restore removes them again (when empty), deepest first.
+	newDirs []string
 }
 
 type dcbSnap struct {
@@ -83,6 +88,14 @@ func (sn *Snapshot) addFile(s *System, p string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		sn.files[p] = fileSnap{}
 		sn.fileOrder = append(sn.fileOrder, p)
+		for d := filepath.Dir(full); d != s.Root && d != filepath.Dir(d); d = filepath.Dir(d) {
+			if _, err := os.Stat(d); err == nil {
+				break
+			}
+			if !slices.Contains(sn.newDirs, d) {
+				sn.newDirs = append(sn.newDirs, d)
+			}
+		}
 		return nil
 	}
 	if err != nil {
@@ -128,6 +141,13 @@ func (s *System) Restore(ctx context.Context, sn *Snapshot, desired *HostState) 
 			do("file:"+p, "restore previous content", func() error { return WriteFileAtomic(full, fsn.data, fsn.mode) })
 		} else {
 			do("file:"+p, "remove (did not exist)", func() error { return os.Remove(full) })
+		}
+	}
+	dirs := append([]string(nil), sn.newDirs...)
+	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
+	for _, d := range dirs {
+		if ents, err := os.ReadDir(d); err == nil && len(ents) == 0 {
+			do("dir:"+d, "remove (did not exist)", func() error { return os.Remove(d) })
 		}
 	}
 	// rdma_cm.
