@@ -35,10 +35,11 @@ func ParseShowModule(text string) ([]Module, error) {
 			break // end of the first table
 		}
 		field := func(c int) string {
-			start := cols[c][0]
-			end := cols[c][1]
-			if c == len(cols)-1 || c == 4 {
-				end = len(l)
+			// a field runs from its dash column to the next one, the
+			// last (Status) to the end of the line
+			start, end := cols[c][0], len(l)
+			if c < 4 {
+				end = cols[c+1][0]
 			}
 			if start >= len(l) {
 				return ""

@@ -1,0 +1,105 @@
+package nexus
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseReferenceSample(t *testing.T) {
+	for ending, text := range lineEndings(readShow(t, "ipqos-ucs.txt")) {
+		t.Run(ending, func(t *testing.T) {
+			c, err := Parse(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Header) != 2 || !strings.HasPrefix(c.Header[0], "!Command: show running-config ipqos") {
+				t.Fatalf("header %q", c.Header)
+			}
+			fcoe := c.ClassMap(TypeQoS, "class-fcoe")
+			if fcoe == nil || len(fcoe.Lines) != 0 || fcoe.Match != "" {
+				t.Fatalf("built-in class-fcoe without match lines: %+v", fcoe)
+			}
+			nq := c.PolicyMap(TypeNetworkQoS, "system_nq_policy")
+			if nq == nil || len(nq.Classes) != 2 || strings.Join(nq.Class("class-fcoe").Actions, "|") != "pause no-drop|mtu 2158" {
+				t.Fatalf("network-qos policy: %+v", nq)
+			}
+			if c.PolicyMap(TypeQoS, "system_qos_policy").Class("class-default") == nil {
+				t.Fatal("class-default without actions lost")
+			}
+			sps := c.SystemQoS().ServicePolicies()
+			if len(sps) != 3 || sps[1] != (ServicePolicy{Type: TypeQueuing, Direction: "input", Name: "system_q_in_policy"}) {
+				t.Fatalf("service policies %+v", sps)
+			}
+			raw := 0
+			for _, o := range c.Objects {
+				if o.Kind == KindRaw {
+					raw++
+				}
+			}
+			if raw != 2 { // version, logging level
+				t.Fatalf("unmodelled lines kept: %d, want 2", raw)
+			}
+			want := strings.Join(strings.Split(readShow(t, "ipqos-ucs.txt"), "\n")[3:], "\n")
+			if c.String() != want {
+				t.Fatalf("String() does not print the config back:\n%s\nwant\n%s", c.String(), want)
+			}
+		})
+	}
+}
+
+func TestParseKeepsUnmodelledLines(t *testing.T) {
+	text := "feature lldp\nvlan 100\n  name storage\n  state active\nline vty\n  exec-timeout 5\n" +
+		"interface Ethernet1/1\n  description x\n  channel-group 10 mode active\n" +
+		"policy-map type qos P\n  description keep me\n  class C\n    set qos-group 2\n      nested thing\n" +
+		"class-map type control-plane match-any copp\n  match access-group name copp-acl\n"
+	c, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.String() != text {
+		t.Fatalf("round trip:\n%s\nwant\n%s", c.String(), text)
+	}
+	if got := c.Find("raw class-map type control-plane match-any copp"); got == nil {
+		t.Fatal("a class-map of a type we do not model must stay raw")
+	}
+	if got := c.InterfaceConfig("eth1/1", "Ethernet1/9"); got != "interface Ethernet1/1\n  description x\n  channel-group 10 mode active\ninterface Ethernet1/9\n" {
+		t.Fatalf("InterfaceConfig: %q", got)
+	}
+	if got := c.Section("ipqos"); !strings.HasPrefix(got, "policy-map type qos P\n") {
+		t.Fatalf("Section(ipqos): %q", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"orphan indent", "  match cos 3\n", "line 1:"},
+		{"class-map without name", "feature x\nclass-map type qos\n", "line 2:"},
+		{"class-map two names", "class-map type qos match-all A B\n", "line 1:"},
+		{"policy-map without name", "policy-map type queuing\n", "line 1:"},
+		{"duplicate object", "class-map type qos A\nclass-map type qos A\n", "line 2:"},
+		{"duplicate class", "policy-map type qos P\n  class A\n  class A\n", "line 3:"},
+		{"acl two names", "ip access-list A B\n", "line 1:"},
+		{"non-class at class level", "policy-map type qos P\n  class A\n    set qos-group 2\n  set qos-group 3\n", "line 4:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.text)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want it to name %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCanonicalInterface(t *testing.T) {
+	for in, want := range map[string]string{"Ethernet1/1": "Ethernet1/1", "ethernet 1/1": "Ethernet1/1", "Eth1/2": "Ethernet1/2", "e101/1/3": "Ethernet101/1/3", "po10": "port-channel10", "port-channel 7": "port-channel7"} {
+		if got, ok := CanonicalInterface(in); !ok || got != want {
+			t.Errorf("CanonicalInterface(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "Ethernet", "Ethernet1", "vlan10", "Ethernet1/", "mgmt0", "e1/x"} {
+		if got, ok := CanonicalInterface(bad); ok {
+			t.Errorf("CanonicalInterface(%q) = %q, want refusal", bad, got)
+		}
+	}
+}
