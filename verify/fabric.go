@@ -32,6 +32,15 @@ type GIDResolver interface {
 	ResolveGIDIndex(ctx context.Context, nic *policies.NIC) (int, error)
 }
 
+// NICProber is implemented by agents that take the policy NIC along with
+// the probe options, so the host itself resolves what only it can see
+// (the RDMA device behind a netdev, the GID index of the NIC's address on
+// its VLAN). When an agent implements it, verify calls ProbeNIC instead of
+// Probe and does not resolve the GID index itself.
+type NICProber interface {
+	ProbeNIC(ctx context.Context, nic *policies.NIC, o perftest.Options) (*perftest.Result, error)
+}
+
 // Fabric is everything a verification run talks to.
 type Fabric struct {
 	Policy   *policies.Fabric

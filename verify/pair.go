@@ -75,7 +75,7 @@ func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, 
 	defer cancelServer()
 	serverDone := make(chan sideResult, 1)
 	go func() {
-		res, err := sa.Probe(sctx, so)
+		res, err := probeSide(sctx, sa, p.Server.NIC, so)
 		serverDone <- sideResult{res, err}
 	}()
 
@@ -94,7 +94,7 @@ func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, 
 		if server != nil {
 			break
 		}
-		res, err := ca.Probe(ctx, co)
+		res, err := probeSide(ctx, ca, p.Client.NIC, co)
 		client = sideResult{res, err}
 		var f *perftest.Failure
 		if !errors.As(err, &f) || f.Class != perftest.ClassConnect || !refused(f) {
@@ -108,8 +108,25 @@ func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, 
 		s := <-serverDone
 		server = &s
 	}
+	// The argv each side really ran (an agent may have resolved the device
+	// or GID index) beats the one computed here.
+	if server.res != nil && len(server.res.Argv) > 0 {
+		pr.ServerArgv = server.res.Argv
+	}
+	if client.res != nil && len(client.res.Argv) > 0 {
+		pr.ClientArgv = client.res.Argv
+	}
 	r.judge(&pr, class, p, server, client, snaps)
 	return pr
+}
+
+// probeSide runs one side through the agent, with the NIC when the agent
+// takes it.
+func probeSide(ctx context.Context, a HostAgent, nic *policies.NIC, o perftest.Options) (*perftest.Result, error) {
+	if np, ok := a.(NICProber); ok {
+		return np.ProbeNIC(ctx, nic, o)
+	}
+	return a.Probe(ctx, o)
 }
 
 // refused reports a client that could not reach the rendezvous port (the

@@ -98,6 +98,9 @@ func resolveGID(ctx context.Context, a HostAgent, nic *policies.NIC, o *perftest
 	if o.RDMACM || o.GIDIndex >= 0 {
 		return nil
 	}
+	if _, ok := a.(NICProber); ok {
+		return nil // the agent resolves it on the host
+	}
 	r, ok := a.(GIDResolver)
 	if !ok {
 		return nil

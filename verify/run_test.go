@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocefabric/roce/nics/perftest"
+	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/telemetry"
 )
 
@@ -384,5 +386,49 @@ func TestRunLocalAgentSubstituteCommand(t *testing.T) {
 	// No telemetry on the local agent: reported, not hidden.
 	if c := findCheck(rep, CheckTelemetry, "host.a"); c == nil || c.Status != StatusError {
 		t.Errorf("telemetry check = %+v", c)
+	}
+}
+
+// nicHost is an agent that takes the NIC and resolves the GID itself, like
+// roce-agent; it reports the argv it really ran.
+type nicHost struct {
+	*fakeHost
+	nics []string
+}
+
+func (h *nicHost) ProbeNIC(ctx context.Context, nic *policies.NIC, o perftest.Options) (*perftest.Result, error) {
+	h.mu.Lock()
+	h.nics = append(h.nics, nic.Netdev+"/"+nic.Address)
+	h.mu.Unlock()
+	if o.GIDIndex != -1 {
+		return nil, fmt.Errorf("verify resolved the GID (%d) although the agent takes the NIC", o.GIDIndex)
+	}
+	o.GIDIndex = 5
+	res, err := h.Probe(ctx, o)
+	if res != nil {
+		r := *res
+		r.Argv = perftest.Argv(o)
+		res = &r
+	}
+	return res, err
+}
+
+func TestRunNICProberAgent(t *testing.T) {
+	s := setup(t, "multisize_gbps.txt", "a", "b")
+	a, b := &nicHost{fakeHost: s.hosts["a"]}, &nicHost{fakeHost: s.hosts["b"]}
+	s.fabric.Hosts["host.a"], s.fabric.Hosts["host.b"] = a, b
+	rep, err := Run(context.Background(), s.fabric, fastOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Probes[0]
+	if p.Status != StatusPass {
+		t.Fatalf("probe = %+v", p)
+	}
+	if len(a.nics) != 1 || a.nics[0] != "ens1f0/10.10.0.10/24" || len(b.nics) != 1 {
+		t.Errorf("NICs passed to the agents: %v %v", a.nics, b.nics)
+	}
+	if !slices.Contains(p.ClientArgv, "-x") || p.ClientArgv[slices.Index(p.ClientArgv, "-x")+1] != "5" {
+		t.Errorf("client argv %q should be what the agent ran (GID 5)", p.ClientArgv)
 	}
 }

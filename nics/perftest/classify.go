@@ -19,9 +19,9 @@ const (
 // Failure is a perftest run that did not produce a usable result, with a
 // hint a user can act on.
 type Failure struct {
-	Class  string // one of the Class* constants
-	Hint   string // what to check or change
-	Detail string // the perftest line(s) that identified the failure
+	Class  string `json:"class"`  // one of the Class* constants
+	Hint   string `json:"hint"`   // what to check or change
+	Detail string `json:"detail"` // the perftest line(s) that identified the failure
 }
 
 func (f *Failure) Error() string {
