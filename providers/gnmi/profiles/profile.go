@@ -1,0 +1,257 @@
+// Package profiles renders lossless classes into the gNMI paths and
+// JSON_IETF values of one platform profile: openconfig, arista (OpenConfig
+// plus arista-qos-augments), sonic (CONFIG_DB) and srlinux (native qos). It is
+// pure code: no network, so every rendering is checked by golden files.
+//
+// Facts the reference marks UNCONFIRMED are fields of Settings with the
+// default documented, not constants buried in a renderer.
+package profiles
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
+)
+
+// Prefix marks the entries (classifiers, maps, profiles, queues) the tool
+// owns. Entries without it are foreign and never changed or deleted.
+const Prefix = "ROCE-"
+
+// Settings are the per-profile choices that are not confirmed facts
+// (reference/gnmi.md "Gaps / UNCONFIRMED"). The zero value means defaults.
+type Settings struct {
+	// AristaNoDropBitOrder is how priorities map to bits of Arista's
+	// priorities-no-drop hex bitmap: "lsb0" (bit n = priority n, so
+	// priority 3 is "08"; the default) or "msb0" (bit 7-n, priority 3 is
+	// "10"). UNCONFIRMED (reference/gnmi.md §2.1).
+	AristaNoDropBitOrder string
+	// SONiCOrigin is the origin of CONFIG_DB paths: "sonic_db" (default) or
+	// "sonic-db" on releases that spell it so. UNCONFIRMED (§2.2).
+	SONiCOrigin string
+	// SRLinuxOrigin is the origin of SR Linux native paths; "" (default)
+	// sends no origin. UNCONFIRMED (§2.4).
+	SRLinuxOrigin string
+}
+
+func (s Settings) bitOrder() string {
+	if s.AristaNoDropBitOrder == "" {
+		return "lsb0"
+	}
+	return s.AristaNoDropBitOrder
+}
+
+func (s Settings) sonicOrigin() string {
+	if s.SONiCOrigin == "" {
+		return "sonic_db"
+	}
+	return s.SONiCOrigin
+}
+
+// Input is what a profile renders from.
+type Input struct {
+	Switch     string               // switch name, for messages
+	Interfaces []string             // as the device names them
+	Classes    []*policies.Lossless // the classes this switch carries
+}
+
+// Mode says how an object is written and compared.
+type Mode int
+
+const (
+	// Entry: an owned list entry or table row, written with replace and
+	// compared leaf by leaf in full (extra leaves on the device are drift).
+	Entry Mode = iota
+	// Merge: shared config (an interface, a port's QoS map row); written with
+	// update and compared only on the leaves we set.
+	Merge
+)
+
+// Object is one desired piece of config.
+type Object struct {
+	Mode    Mode
+	Origin  string
+	Path    string // gpath string form
+	Value   any    // JSON-ready value (map[string]any / scalars)
+	Disrupt plan.Disruption
+}
+
+// Collection is where owned config lives, so what is ours but no longer
+// desired can be found and deleted. Three shapes:
+//   - List set: entries of Container/List[Key=...]. Without OwnLeaves an
+//     entry is ours when its key starts with Prefix; with OwnLeaves (paths
+//     relative to the entry) when one of them holds a Prefix value — an
+//     interface's binding to our classifier. Ours is deleted as an entry.
+//   - List empty, Rows set: the container's members are rows (SONiC
+//     tables). Without OwnLeaves a row named with Prefix is ours and deleted
+//     whole; with OwnLeaves (relative to the row) only those leaves are.
+//   - List empty, Rows unset: OwnLeaves are relative to Container itself and
+//     deleted one by one when they hold a Prefix value.
+type Collection struct {
+	Origin    string
+	Container string
+	List      string
+	Key       string
+	Rows      bool
+	OwnLeaves []string
+}
+
+// Desired is a profile's rendering for one switch.
+type Desired struct {
+	Objects  []Object
+	Warnings []string
+}
+
+// Profile is one platform's renderer and read map.
+type Profile interface {
+	// Name is "openconfig", "arista", "sonic" or "srlinux".
+	Name() string
+	// Models are the model names Capabilities must list for this profile.
+	Models() []string
+	// Render turns the classes into objects, or says why it cannot.
+	Render(in Input) (*Desired, error)
+	// Collections lists where owned entries may be, for these interfaces.
+	Collections(interfaces []string) []Collection
+	// KeysOf gives list keys for flattening values (see gpath.KeysOf).
+	KeysOf(names []string) []string
+	// VersionPath is where the software version is read.
+	VersionPath() (origin, path string)
+	// PauseCounters are the state paths of an interface's pause counters:
+	// rx/tx per priority (len 8 each) or totals (len 1 each).
+	PauseCounters(iface string) (origin string, rx, tx []string)
+}
+
+// New returns the named profile with settings.
+func New(name string, s Settings) (Profile, error) {
+	switch name {
+	case policies.ProfileOpenConfig:
+		return &ocProfile{arista: false, s: s}, nil
+	case policies.ProfileArista:
+		bo := s.bitOrder()
+		if bo != "lsb0" && bo != "msb0" {
+			return nil, fmt.Errorf("arista profile: AristaNoDropBitOrder %q: want lsb0 or msb0", bo)
+		}
+		return &ocProfile{arista: true, s: s}, nil
+	case policies.ProfileSONiC:
+		return &sonicProfile{origin: s.sonicOrigin()}, nil
+	case policies.ProfileSRLinux:
+		return &srlProfile{origin: s.SRLinuxOrigin}, nil
+	}
+	return nil, fmt.Errorf("unknown gNMI profile %q (want openconfig, arista, sonic, srlinux or auto)", name)
+}
+
+// Detect picks a profile from the models a target advertises: the Arista
+// augment means arista, sonic-* models sonic, srl_nokia-* srlinux, anything
+// else openconfig.
+func Detect(models []string) string {
+	has := func(pred func(string) bool) bool {
+		for _, m := range models {
+			if pred(m) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has(func(m string) bool { return m == "arista-qos-augments" }):
+		return policies.ProfileArista
+	case has(func(m string) bool { return strings.HasPrefix(m, "sonic-") }):
+		return policies.ProfileSONiC
+	case has(func(m string) bool { return strings.HasPrefix(m, "srl_nokia-") }):
+		return policies.ProfileSRLinux
+	}
+	return policies.ProfileOpenConfig
+}
+
+// MissingModels returns the profile's required models the target lacks.
+func MissingModels(p Profile, advertised []string) []string {
+	have := map[string]bool{}
+	for _, m := range advertised {
+		have[m] = true
+	}
+	var out []string
+	for _, m := range p.Models() {
+		if !have[m] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// keyTable is a KeysOf backed by joined element names.
+type keyTable map[string][]string
+
+func (k keyTable) keysOf(names []string) []string { return k[strings.Join(names, "/")] }
+
+// priorities returns the sorted distinct priorities of the classes.
+func priorities(cs []*policies.Lossless) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, c := range cs {
+		if !seen[c.Priority] {
+			seen[c.Priority] = true
+			out = append(out, c.Priority)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// classMTU is the largest MTU any class asks for (0 = leave the MTU alone).
+func classMTU(cs []*policies.Lossless) int {
+	m := 0
+	for _, c := range cs {
+		if c.MTU > m {
+			m = c.MTU
+		}
+	}
+	return m
+}
+
+// checkCommon refuses inputs every profile refuses.
+func checkCommon(kind string, in Input, minMTU, maxMTU int) error {
+	if len(in.Classes) > 0 && len(in.Interfaces) == 0 {
+		return fmt.Errorf("%s: switch %s carries lossless classes but lists no interfaces", kind, in.Switch)
+	}
+	for _, c := range in.Classes {
+		if c.Priority < 0 || c.Priority > 7 {
+			return fmt.Errorf("%s: class %s: priority %d outside 0-7", kind, c.Name, c.Priority)
+		}
+		if c.MTU != 0 && (c.MTU < minMTU || c.MTU > maxMTU) {
+			return fmt.Errorf("%s: class %s: MTU %d outside the platform range %d-%d", kind, c.Name, c.MTU, minMTU, maxMTU)
+		}
+		if c.BandwidthPercent < 0 || c.BandwidthPercent > 100 {
+			return fmt.Errorf("%s: class %s: bandwidth %d%% outside 0-100", kind, c.Name, c.BandwidthPercent)
+		}
+		if e := c.ECN; e != nil && (e.MinThresholdKB < 0 || e.MaxThresholdKB < e.MinThresholdKB || e.Probability < 0 || e.Probability > 100) {
+			return fmt.Errorf("%s: class %s: ECN thresholds %d-%d KB, probability %d%%: want 0 <= min <= max and 0-100%%", kind, c.Name, e.MinThresholdKB, e.MaxThresholdKB, e.Probability)
+		}
+	}
+	return nil
+}
+
+// dscpsOf returns the DSCP values a class is recognised by on a switch that
+// classifies by DSCP only, with a warning when a UDP-port match is narrowed
+// to its DSCP refinement.
+func dscpsOf(kind string, c *policies.Lossless) ([]int, string, error) {
+	switch c.Match.Kind {
+	case policies.MatchDSCP:
+		return c.Match.DSCP, "", nil
+	case policies.MatchUDPPort:
+		if len(c.Match.DSCP) == 0 {
+			return nil, "", fmt.Errorf("%s: class %s matches UDP port %d without a DSCP; this profile classifies by DSCP only, so give the class a dscp list (RoCE v2 marked with a DSCP)", kind, c.Name, c.Match.UDPPort)
+		}
+		return c.Match.DSCP, fmt.Sprintf("class %s: UDP port %d is not matchable on %s; traffic is classified by DSCP %v only", c.Name, c.Match.UDPPort, kind, c.Match.DSCP), nil
+	}
+	return nil, "", nil
+}
+
+func ints(v []int) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
+}
