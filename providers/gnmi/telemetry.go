@@ -168,4 +168,3 @@ func (t *target) pfcBitmap(ctx context.Context, ifc string) (uint8, error) {
 	}
 	return 0, nil // upstream OpenConfig has no PFC leaves
 }
-
