@@ -1,0 +1,80 @@
+package host
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/nics"
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
+)
+
+// agentBin is the roce-agent built once for the package's tests.
+var agentBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "roce-host-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	agentBin = filepath.Join(dir, "roce-agent")
+	cmd := exec.Command("go", "build", "-o", agentBin, "../../cmd/roce-agent")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build roce-agent: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func testEnv(fab *policies.Fabric, extra map[string]string) plan.Env {
+	return plan.Env{Fabric: fab, Getenv: func(k string) (string, bool) {
+		if v, ok := extra[k]; ok {
+			return v, true
+		}
+		if k == AgentEnv {
+			return agentBin, true
+		}
+		return "", false
+	}}
+}
+
+// labHost creates a namespace with a veth pair and a seeded lab root, and
+// returns a fabric whose only host lives there.
+func labHost(t *testing.T, mpi ...string) (*policies.Fabric, *policies.Host) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	ns := "roce-t-" + hex.EncodeToString(b)
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("netns", "add", ns)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	run("-n", ns, "link", "add", "ens1f0", "type", "veth", "peer", "name", "peer0")
+	run("-n", ns, "link", "set", "ens1f0", "up")
+	root := t.TempDir()
+	spec := nics.LabSpec{NICs: []nics.LabNIC{{Netdev: "ens1f0", RDMADevice: "mlx5_0", GIDs: []nics.LabGID{{Netdev: "ens1f0.100", IP: "10.10.0.11"}}}}}
+	if err := nics.SeedLab(root, spec); err != nil {
+		t.Fatal(err)
+	}
+	c := &policies.Lossless{Name: "roce", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791, DSCP: []int{26}}, Priority: 3}
+	h := &policies.Host{Name: "h1", Local: true, Netns: ns, Root: root, MPI: mpi,
+		NICs: []*policies.NIC{{Netdev: "ens1f0", VLAN: 100, Address: "10.10.0.11/24", RoCEMode: "v2"}}}
+	return &policies.Fabric{Lossless: []*policies.Lossless{c}, Hosts: []*policies.Host{h}, Credentials: map[string]*policies.Credentials{}}, h
+}
