@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/zclconf/go-cty/cty"
 )
 
 // FuzzLoad feeds arbitrary bytes to the loader as a policy file: whatever
@@ -59,6 +61,25 @@ func FuzzExpandInterfaces(f *testing.F) {
 			again, err := ExpandInterfaces(n)
 			if err != nil || len(again) != 1 || again[0] != n {
 				t.Fatalf("%q: expanded name %q is not canonical (%v, %v)", spec, n, again, err)
+			}
+		}
+	})
+}
+
+// FuzzParseIntSet: cos/dscp selections never panic, and a successful parse
+// is sorted, de-duplicated and within range.
+func FuzzParseIntSet(f *testing.F) {
+	for _, s := range []string{"3", "0-2,5", "7-0", "1,,2", " 4 - 6 ", "63", "-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := parseIntSet(cty.StringVal(s), maxDSCP)
+		if err != nil {
+			return
+		}
+		for i, n := range out {
+			if n < 0 || n > maxDSCP || (i > 0 && out[i-1] >= n) {
+				t.Fatalf("%q: bad result %v", s, out)
 			}
 		}
 	})
