@@ -161,11 +161,14 @@ func (e *Editor) policyMapMode(t []tok) error {
 	if err != nil {
 		return err
 	}
-	if i < len(t) && i == 1 && e.obj.Type != TypeQoS {
-		// class without "type" is only valid in type qos policies
+	switch {
+	case i == 1 && e.obj.Type != TypeQoS:
+		// `class NAME` without "type" is only valid in type qos policies
+		if len(t) < 2 {
+			return incompleteAt(endPos(t))
+		}
 		return invalidAt(t[1].pos)
-	}
-	if typ != e.obj.Type {
+	case typ != e.obj.Type:
 		return invalidAt(t[2].pos)
 	}
 	if i >= len(t) {

@@ -1,0 +1,148 @@
+package nexus
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func addSeeds(f *testing.F, dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() {
+			addSeeds(f, filepath.Join(dir, e.Name()))
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err == nil {
+			f.Add(string(b))
+		}
+	}
+}
+
+// FuzzParse: never panics; what parses prints back to text that parses to
+// the same text.
+func FuzzParse(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "start"))
+	f.Add(readShow(f, "ipqos-ucs.txt"))
+	f.Add("policy-map type qos P\r  class C\r    set qos-group 2\r\tx\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		c, err := Parse(text)
+		if err != nil {
+			return
+		}
+		again, err := Parse(c.String())
+		if err != nil {
+			t.Fatalf("String() output does not parse: %v\n%q", err, c.String())
+		}
+		if again.String() != c.String() {
+			t.Fatalf("not stable:\n%q\n%q", c.String(), again.String())
+		}
+	})
+}
+
+func FuzzParseShowVersion(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "show"))
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := ParseShowVersion(text)
+		if err != nil {
+			return
+		}
+		if v.OS == "" || v.Platform == "" {
+			t.Fatalf("accepted without OS or platform: %+v", v)
+		}
+	})
+}
+
+func FuzzParseShowModule(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "show"))
+	f.Fuzz(func(t *testing.T, text string) {
+		mods, err := ParseShowModule(text)
+		if err != nil {
+			return
+		}
+		for _, m := range mods {
+			if m.Slot < 0 || m.Ports < 0 {
+				t.Fatalf("negative numbers accepted: %+v", m)
+			}
+		}
+	})
+}
+
+func FuzzParseShowPFC(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "show"))
+	f.Fuzz(func(t *testing.T, text string) {
+		rows, err := ParseShowPFC(text)
+		if err != nil {
+			return
+		}
+		for _, r := range rows {
+			if _, ok := CanonicalInterface(r.Interface); !ok {
+				t.Fatalf("row with a non-interface accepted: %+v", r)
+			}
+		}
+	})
+}
+
+func FuzzParseShowQueuing(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "show"))
+	f.Fuzz(func(t *testing.T, text string) {
+		ifs, err := ParseShowQueuing(text)
+		if err != nil {
+			return
+		}
+		for _, qi := range ifs {
+			for _, g := range qi.Groups {
+				if g.QoSGroup < 0 || g.QoSGroup > 7 || (g.Direction != "RX" && g.Direction != "TX") {
+					t.Fatalf("bad group accepted: %+v", g)
+				}
+			}
+		}
+	})
+}
+
+// FuzzEditor: random lines never panic, a refused line is a *CLIError, and
+// the config stays printable and parseable after every line.
+func FuzzEditor(f *testing.F) {
+	for _, s := range []string{
+		"class-map type qos match-any X\nmatch cos 3\npolicy-map type qos P\nclass X\nset qos-group 2",
+		"qos copy policy-map type network-qos default-nq-7e-policy prefix R-\npolicy-map type network-qos R-nq-7e\nclass type network-qos c-nq-7e-ndrop-fcoe\nmtu 9216",
+		"interface e1/1\npriority-flow-control mode on\nflowcontrol send on\nexit\nexit",
+		"ip access-list A\n10 permit udp any any eq 4791\nno 10\nmac access-list M\npermit any any 0x8915",
+		"system qos\nservice-policy type network-qos fcoe-default-nq-policy\nno service-policy type network-qos fcoe-default-nq-policy",
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, script string, n7k bool) {
+		kind := "nexus5000"
+		if n7k {
+			kind = "nexus7000"
+		}
+		p := testPlatform(t, kind)
+		cfg, err := Parse(readStartForFuzz(kind))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := NewEditor(cfg, p, testModules7000)
+		for _, l := range strings.Split(script, "\n") {
+			if err := e.Line(l); err != nil {
+				if _, ok := err.(*CLIError); !ok {
+					t.Fatalf("%q: error %T is not a *CLIError", l, err)
+				}
+			}
+			if !e.InConfig() {
+				return
+			}
+		}
+		if _, err := Parse(cfg.String()); err != nil {
+			t.Fatalf("edited config does not parse: %v\n%s", err, cfg)
+		}
+	})
+}
+
+func readStartForFuzz(kind string) string {
+	b, _ := os.ReadFile(filepath.Join("testdata", "start", kind, "foreign.txt"))
+	return string(b)
+}
