@@ -21,114 +21,124 @@ const (
 	esc       = 0x1b
 )
 
-// runShell is an interactive CLI: it echoes typed characters when a
-// terminal was requested (scrapligo waits for the echo before it sends the
-// return), handles CR, LF and CRLF line ends, backspace, ^C and ^Z, and
-// answers every line — an empty one too — with output and a prompt.
+// runShell is an interactive CLI. Like the NX-OS shell (which keeps the
+// terminal raw and echoes what it reads), it handles input strictly in
+// order: a line typed while the previous one is still running is echoed
+// only when the CLI gets to it, so the echo always follows the previous
+// answer. It echoes on a terminal (scrapligo waits for the echo before it
+// sends the return), takes CR, LF and CRLF line ends, backspace, ^C and ^Z,
+// swallows arrow keys, and answers every line — an empty one too — with
+// output and a prompt.
 func (s *session) runShell(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// A stalled or sleeping handler must end when the client goes away;
-	// reads fail then, and cancel wakes the handler.
 	if s.write(banner+s.prompt()) != nil {
 		return
 	}
-	var (
-		line    []byte
-		afterCR bool
-		escape  int // bytes of an escape sequence still to swallow
-		buf     = make([]byte, 4096)
-	)
-	lines := make(chan string)
-	readErr := make(chan error, 1)
+	chunks := make(chan []byte)
 	go func() {
-		defer close(lines)
+		defer close(chunks)
 		for {
+			buf := make([]byte, 4096)
 			n, err := s.in.Read(buf)
-			for _, c := range buf[:n] {
-				switch {
-				case escape > 0:
-					// ESC [ X: swallow arrow and function keys.
-					if escape == 2 && c != '[' && c != 'O' {
-						escape = 0
-						continue
-					}
-					escape--
-					continue
-				case c == esc:
-					escape = 2
-				case c == '\r' || c == '\n':
-					if c == '\n' && afterCR {
-						afterCR = false
-						continue
-					}
-					afterCR = c == '\r'
-					s.echo("\n")
-					select {
-					case lines <- string(line):
-					case <-ctx.Done():
-						return
-					}
-					line = line[:0]
-				case c == backspace || c == del:
-					afterCR = false
-					if len(line) > 0 {
-						line = line[:len(line)-1]
-						s.echo("\b \b")
-					}
-				case c == ctrlC:
-					line = line[:0]
-					s.echo("^C\n")
-					select {
-					case lines <- "\x03":
-					case <-ctx.Done():
-						return
-					}
-				case c == ctrlZ:
-					line = line[:0]
-					s.echo("^Z\n")
-					select {
-					case lines <- "\x1a":
-					case <-ctx.Done():
-						return
-					}
-				case c >= 0x20 || c == '\t':
-					afterCR = false
-					line = append(line, c)
-					s.echo(string(c))
+			if n > 0 {
+				select {
+				case chunks <- buf[:n]:
+				case <-ctx.Done():
+					return
 				}
 			}
 			if err != nil {
-				readErr <- err
+				// The client went away: wake a stalled or sleeping line.
 				cancel()
 				return
 			}
 		}
 	}()
-	for l := range lines {
-		var out string
-		var err error
-		switch l {
-		case "\x03":
-		case "\x1a":
-			s.ed = nil
-		default:
-			out, err = s.handle(ctx, l)
-		}
-		if out != "" && !strings.HasSuffix(out, "\n") {
-			out += "\n"
-		}
-		if err != nil {
-			_ = s.write(out)
-			if errors.Is(err, errDrop) && s.conn != nil {
-				_ = s.conn.Close()
+	var ed lineEditor
+	for chunk := range chunks {
+		for _, c := range chunk {
+			line, done := ed.feed(c, s.echo)
+			if !done {
+				continue
 			}
-			return
-		}
-		if s.write(out+s.prompt()) != nil {
-			return
+			var out string
+			var err error
+			switch line {
+			case "\x03":
+			case "\x1a":
+				s.ed = nil
+			default:
+				out, err = s.handle(ctx, line)
+			}
+			if out != "" && !strings.HasSuffix(out, "\n") {
+				out += "\n"
+			}
+			if err != nil {
+				_ = s.write(out)
+				if errors.Is(err, errDrop) && s.conn != nil {
+					_ = s.conn.Close()
+				}
+				return
+			}
+			if s.write(out+s.prompt()) != nil {
+				return
+			}
 		}
 	}
+}
+
+// lineEditor collects typed bytes into lines.
+type lineEditor struct {
+	line    []byte
+	afterCR bool
+	escape  int // bytes of an escape sequence still to swallow
+}
+
+// feed takes one byte. It returns a finished line ("\x03" for ^C, "\x1a"
+// for ^Z) and true, or false while the line goes on.
+func (e *lineEditor) feed(c byte, echo func(string)) (string, bool) {
+	switch {
+	case e.escape > 0:
+		// ESC [ X and ESC O X: arrow and function keys.
+		if e.escape == 2 && c != '[' && c != 'O' {
+			e.escape = 0
+			return "", false
+		}
+		e.escape--
+		return "", false
+	case c == esc:
+		e.escape = 2
+	case c == '\r' || c == '\n':
+		if c == '\n' && e.afterCR {
+			e.afterCR = false
+			return "", false
+		}
+		e.afterCR = c == '\r'
+		echo("\n")
+		l := string(e.line)
+		e.line = e.line[:0]
+		return l, true
+	case c == backspace || c == del:
+		e.afterCR = false
+		if len(e.line) > 0 {
+			e.line = e.line[:len(e.line)-1]
+			echo("\b \b")
+		}
+	case c == ctrlC:
+		e.line = e.line[:0]
+		echo("^C\n")
+		return "\x03", true
+	case c == ctrlZ:
+		e.line = e.line[:0]
+		echo("^Z\n")
+		return "\x1a", true
+	case c >= 0x20 || c == '\t':
+		e.afterCR = false
+		e.line = append(e.line, c)
+		echo(string(c))
+	}
+	return "", false
 }
 
 // echo repeats typed input on a terminal.

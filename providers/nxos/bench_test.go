@@ -1,0 +1,48 @@
+package nxos
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rocefabric/roce/nexus/nxsim"
+	"github.com/rocefabric/roce/plan"
+)
+
+// BenchmarkApply applies the 5000 lossless script to one simulated switch
+// that adds 2 ms before every answer, and reports the round trips an apply
+// takes (the CLI lines exchanged, reads and checkpoint handling included).
+func BenchmarkApply(b *testing.B) {
+	r := newRig(b, rigOpts{kind: "nexus5000", start: "fcoe-defaults"})
+	ctx := context.Background()
+	exec := func(cmd string) {
+		dl, _, err := r.target.dialer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := dl.open(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.close()
+		if _, err := c.command(cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	exec("checkpoint bench-start")
+	r.srv.Switch().SetFaults(nxsim.Faults{Latency: 2 * time.Millisecond})
+	trips := 0
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		exec("rollback running-config checkpoint bench-start atomic")
+		tp := r.plan(b)
+		b.StartTimer()
+		res, err := r.target.Apply(ctx, tp)
+		if err != nil || res.Status != plan.StatusApplied {
+			b.Fatalf("apply: %s %v", res.Status, err)
+		}
+		trips += len(res.Transcript)
+	}
+	b.ReportMetric(float64(trips)/float64(b.N), "roundtrips/op")
+}

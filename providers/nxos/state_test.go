@@ -1,0 +1,99 @@
+package nxos
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestInterfaceList(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"Ethernet1/1"}, "Ethernet1/1"},
+		{[]string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3"}, "Ethernet1/1-3"},
+		{[]string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/4", "Ethernet2/5", "Ethernet2/6"}, "Ethernet1/1-2,Ethernet1/4,Ethernet2/5-6"},
+		{[]string{"Ethernet1/3", "Ethernet1/2"}, "Ethernet1/3,Ethernet1/2"},
+		{[]string{"port-channel10", "Ethernet101/1/1", "Ethernet101/1/2"}, "port-channel10,Ethernet101/1/1-2"},
+	} {
+		if got := interfaceList(tc.in); got != tc.want {
+			t.Errorf("interfaceList(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestNormaliseRunning(t *testing.T) {
+	in := "\r\n!Command: show running-config ipqos\r\n!Time: Sun Nov 22 01:02:03 2026\r\n\r\nversion 7.1(4)N1(1)\r\n\r\nsystem qos   \r\n  service-policy type network-qos X\r\n"
+	want := "system qos\n  service-policy type network-qos X\n"
+	if got := normaliseRunning(in); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestParseCurrentVDC(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		id      int
+		name    string
+		wantErr bool
+	}{
+		{in: "Current vdc is 1 - N7K-A", id: 1, name: "N7K-A"},
+		{in: "\nCurrent vdc is 3 - prod\n", id: 3, name: "prod"},
+		{in: "% Invalid command at '^' marker.", wantErr: true},
+		{in: "Current vdc is x - prod", wantErr: true},
+	} {
+		id, name, err := parseCurrentVDC(tc.in)
+		if (err != nil) != tc.wantErr || id != tc.id || name != tc.name {
+			t.Errorf("parseCurrentVDC(%q) = %d %q %v", tc.in, id, name, err)
+		}
+	}
+}
+
+func TestSplitSessionLog(t *testing.T) {
+	log := "N5K-A# sh ver\nCisco Nexus Operating System\n  system:    version 5.2(1)N1(4)\nN5K-A# show mod\nMod Ports\nN5K-A# show running-config\nversion 5.2(1)N1(4)\nsystem qos\nN5K-A# exit\n"
+	got := splitSessionLog(log)
+	for cmd, want := range map[string]string{
+		"show version":        "Cisco Nexus Operating System\n  system:    version 5.2(1)N1(4)\n",
+		"show module":         "Mod Ports\n",
+		"show running-config": "version 5.2(1)N1(4)\nsystem qos\n",
+	} {
+		if got[cmd] != want {
+			t.Errorf("%s: got %q, want %q", cmd, got[cmd], want)
+		}
+	}
+}
+
+func FuzzSplitSessionLog(f *testing.F) {
+	f.Add("sw1# show version\nx\nsw1(config)# show run\ny\n")
+	f.Add("no prompt at all")
+	f.Fuzz(func(t *testing.T, s string) {
+		for cmd, out := range splitSessionLog(s) {
+			for _, l := range strings.Split(out, "\n") {
+				if promptLine.MatchString(l) {
+					t.Fatalf("prompt line %q leaked into the output of %q", l, cmd)
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseCurrentVDC(f *testing.F) {
+	f.Add("Current vdc is 1 - N7K")
+	f.Add("Current vdc is 99999999999999999999 - x")
+	f.Fuzz(func(t *testing.T, s string) {
+		id, name, err := parseCurrentVDC(s)
+		if err == nil && (id < 0 || name == "") {
+			t.Fatalf("accepted %q as %d %q", s, id, name)
+		}
+	})
+}
+
+func FuzzNormaliseRunning(f *testing.F) {
+	f.Add("!Time: x\nversion 1\n\nsystem qos  \n")
+	f.Fuzz(func(t *testing.T, s string) {
+		n := normaliseRunning(s)
+		if normaliseRunning(n) != n {
+			t.Fatalf("not idempotent on %q", s)
+		}
+	})
+}
