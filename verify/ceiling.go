@@ -64,7 +64,7 @@ type Ceiling struct {
 // operation's extension header (RETH 16 on the first WRITE packet; AETH 4
 // on the first and last READ response). Ceiling = link rate × S / wire bytes.
 // For 100 Gb/s, MTU 9000 (path MTU 4096), untagged v2 and 64 KiB writes that
-// is 65536 / 66880 × 100 ≈ 98.0 Gb/s.
+// is 65536 / (65536 + 16×82 + 16) × 100 = 65536 / 66864 × 100 ≈ 98.01 Gb/s.
 func RoCECeiling(in CeilingInput) Ceiling {
 	mtu := in.NetdevMTU
 	if mtu == 0 {

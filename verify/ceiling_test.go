@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -90,4 +91,12 @@ func FuzzParseSysfsRate(f *testing.F) {
 			t.Fatalf("ParseSysfsRate(%q) = %v without error", s, v)
 		}
 	})
+}
+
+// The worked example in RoCECeiling's comment.
+func TestRoCECeilingDocumentedExample(t *testing.T) {
+	c := RoCECeiling(CeilingInput{LinkGbps: 100, NetdevMTU: 9000, MessageSize: 65536})
+	if got := fmt.Sprintf("%.2f", c.Gbps); got != "98.01" {
+		t.Errorf("100G / MTU 9000 / 64 KiB write ceiling = %s, the doc says 98.01", got)
+	}
 }

@@ -86,13 +86,15 @@ func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, 
 			client = sideResult{err: ctx.Err()}
 			break
 		}
-		select {
-		case s := <-serverDone:
-			server = &s // the server already ended: no point connecting
-		default:
+		if server == nil {
+			select {
+			case s := <-serverDone:
+				server = &s
+			default:
+			}
 		}
-		if server != nil {
-			break
+		if server != nil && server.err != nil {
+			break // the server already failed: no point connecting
 		}
 		res, err := probeSide(ctx, ca, p.Client.NIC, co)
 		client = sideResult{res, err}
@@ -101,7 +103,7 @@ func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, 
 			break
 		}
 	}
-	if client.err != nil || server != nil {
+	if client.err != nil || (server != nil && server.err != nil) {
 		cancelServer() // clean up a server still waiting for this client
 	}
 	if server == nil {

@@ -1,0 +1,187 @@
+// Command roce-verify proves a lossless fabric: it runs perftest between
+// host pairs on every lossless class, checks PFC state and counters on the
+// switches and hosts around each probe, compares against a baseline, and
+// reports as text, JSON, JUnit XML or Markdown.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/rocefabric/roce/internal/cli"
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/verify"
+)
+
+const usage = `Usage:
+  roce-verify [flags] [DIR]     verify the fabric described by the policy in DIR (default .)
+
+For every lossless class, roce-verify pairs the hosts that carry it (each host
+in at most one probe per round, cross-switch pairs first, fewest rounds),
+starts perftest's server side through the host's agent, then the client, and
+checks the bandwidth against probe { threshold_gbps | threshold_fraction } and
+the RoCE ceiling of the link. Around every round it reads PFC state and
+counters from the switches and hosts and flags PFC not operational, drops on
+the lossless class, pause storms and out-of-sequence packets.
+
+After an upgrade, run roce-plan (drift) and then:
+  roce-verify -baseline baseline.json      (recorded earlier with -record-baseline)
+
+Exit codes (docs/verify.md):
+  0  every probe and check passed
+  1  error: the policy or a flag is wrong, or something could not be measured
+     (no RDMA device on a host, agent unreachable, probe timed out)
+  3  verification failed: a probe or check failed (bandwidth, PFC, drops,
+     pause storm, sequence errors, baseline, versions)
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Registry())
+	stop()
+	os.Exit(code)
+}
+
+// flags are roce-verify's own flags (the common ones come from cli.Common).
+type flags struct {
+	recordBaseline string
+	baseline       string
+	tolerance      float64
+	format         string
+	out            string
+	probeCommand   string
+	localProbes    bool
+	pauseStormPPS  float64
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan.Registry) int {
+	fs := flag.NewFlagSet("roce-verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c cli.Common
+	c.Register(fs)
+	var f flags
+	fs.StringVar(&f.recordBaseline, "record-baseline", "", "store the results and device versions in `FILE` as the baseline")
+	fs.StringVar(&f.baseline, "baseline", "", "compare against the baseline in `FILE`: flag results below it and any version change")
+	fs.Float64Var(&f.tolerance, "tolerance", 10, "how many `percent` below the baseline a result may fall")
+	fs.StringVar(&f.format, "format", verify.FormatText, "report format: text, json, junit or markdown")
+	fs.StringVar(&f.out, "out", "", "write the report to `FILE` (the text report still goes to stdout)")
+	fs.StringVar(&f.probeCommand, "probe-command", "", "run this `command` instead of the perftest tool (space-separated, no quoting); overrides probe { command }")
+	fs.BoolVar(&f.localProbes, "local-probes", false, "run every probe's perftest on this machine instead of through the host agents (lab hosts, substitute commands)")
+	fs.Float64Var(&f.pauseStormPPS, "pause-storm-pps", verify.DefaultPauseStormPPS, "pause frames per second on one port and priority reported as a pause storm")
+	fs.Usage = cli.Usage(fs, usage)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
+		}
+		return cli.ExitError
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "roce-verify: "+format+"\n", a...)
+		return cli.ExitError
+	}
+	if fs.NArg() > 1 {
+		return fail("expected at most one policy directory, got %d arguments: %v", fs.NArg(), fs.Args())
+	}
+	dir := "."
+	if fs.NArg() == 1 {
+		dir = fs.Arg(0)
+	}
+	switch f.format {
+	case verify.FormatText, verify.FormatJSON, verify.FormatJUnit, verify.FormatMarkdown:
+	default:
+		return fail("-format %q: want text, json, junit or markdown", f.format)
+	}
+	if f.tolerance < 0 || f.tolerance >= 100 {
+		return fail("-tolerance %g: want a percentage in [0, 100)", f.tolerance)
+	}
+	if f.pauseStormPPS <= 0 {
+		return fail("-pause-storm-pps must be positive")
+	}
+	if f.baseline != "" && f.baseline == f.recordBaseline {
+		return fail("-baseline and -record-baseline name the same file %s; record to a new file", f.baseline)
+	}
+
+	opts := verify.Options{
+		Targets:          c.Targets,
+		Parallelism:      c.Parallelism,
+		TolerancePercent: f.tolerance,
+		PauseStormPPS:    f.pauseStormPPS,
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "timeout" {
+			opts.Timeout = c.Timeout // per probe side; else probe { timeout }
+		}
+	})
+	if f.probeCommand != "" {
+		opts.Command = strings.Fields(f.probeCommand)
+	}
+	if f.baseline != "" {
+		b, err := verify.ReadBaseline(f.baseline)
+		if err != nil {
+			return fail("%v", err)
+		}
+		opts.Baseline = b
+	}
+
+	log, err := c.Logger(stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	fab, _, err := c.LoadFabric(dir, stderr)
+	if err != nil {
+		return cli.ExitError
+	}
+	env := plan.Env{Fabric: fab, Getenv: os.LookupEnv, Logger: log, Timeout: c.Timeout}
+	w := wire(reg, env, fab, opts, f.localProbes)
+	defer func() {
+		if err := w.close(); err != nil {
+			log.Warn("closing device sessions", "error", err)
+		}
+	}()
+
+	rep, err := verify.Run(ctx, w.fabric, opts)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := writeReport(rep, f, stdout); err != nil {
+		return fail("%v", err)
+	}
+	if f.recordBaseline != "" {
+		b := verify.NewBaseline(rep)
+		if err := verify.WriteBaseline(f.recordBaseline, b); err != nil {
+			return fail("%v", err)
+		}
+		fmt.Fprintf(stderr, "roce-verify: recorded baseline %s: %d result(s), versions of %d device(s)\n", f.recordBaseline, len(b.Results), len(b.Versions))
+		if len(b.Results) < len(rep.Probes) {
+			fmt.Fprintf(stderr, "roce-verify: warning: %d probe(s) did not pass and are not in the baseline\n", len(rep.Probes)-len(b.Results))
+		}
+	}
+	return rep.ExitCode()
+}
+
+// writeReport prints the report: the chosen format to stdout, or to -out
+// with the text report on stdout.
+func writeReport(rep *verify.Report, f flags, stdout io.Writer) error {
+	if f.out == "" {
+		return verify.Render(stdout, rep, f.format)
+	}
+	file, err := os.Create(f.out)
+	if err != nil {
+		return fmt.Errorf("creating the report file: %w", err)
+	}
+	if err := verify.Render(file, rep, f.format); err != nil {
+		file.Close()
+		return fmt.Errorf("writing %s: %w", f.out, err)
+	}
+	if err := file.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", f.out, err)
+	}
+	return verify.RenderText(stdout, rep)
+}
