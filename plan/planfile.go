@@ -53,9 +53,21 @@ type Redaction struct {
 
 // WritePlanFile saves p at path atomically (a temporary file in the same
 // directory, then rename) with mode 0600. It refuses, writing nothing, if
-// the value of any non-empty redaction appears in the encoded plan, raw or
-// JSON-escaped; the error names the redaction, never its value.
-func WritePlanFile(path string, p *Plan, redact []Redaction) error {
+// any non-empty string of redact (resolved passwords and keys) appears in
+// the encoded plan, raw or JSON-escaped; the error names the credential by
+// its position in redact, never by value. WritePlanFileRedacting gives
+// errors with real credential names.
+func WritePlanFile(path string, p *Plan, redact []string) error {
+	named := make([]Redaction, len(redact))
+	for i, v := range redact {
+		named[i] = Redaction{Name: fmt.Sprintf("resolved credential #%d", i+1), Value: v}
+	}
+	return WritePlanFileRedacting(path, p, named)
+}
+
+// WritePlanFileRedacting is WritePlanFile with named redactions, so the
+// refusal can say which credential would have leaked.
+func WritePlanFileRedacting(path string, p *Plan, redact []Redaction) error {
 	data, err := encodePlanFile(p)
 	if err != nil {
 		return fmt.Errorf("saving plan to %s: %w", path, err)

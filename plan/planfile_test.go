@@ -36,7 +36,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	for name, p := range map[string]*Plan{"fixture": fixturePlan(), "empty": emptyPlan(), "nil": nil} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "plan.roce")
-			if err := WritePlanFile(path, p, []Redaction{{Name: "unused", Value: "not-in-the-plan"}}); err != nil {
+			if err := WritePlanFile(path, p, []string{"not-in-the-plan", ""}); err != nil {
 				t.Fatal(err)
 			}
 			fi, err := os.Stat(path)
@@ -158,7 +158,7 @@ func TestWritePlanFileRefusesSecrets(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "plan.roce")
-			err := WritePlanFile(path, p, tc.redact)
+			err := WritePlanFileRedacting(path, p, tc.redact)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -180,6 +180,19 @@ func TestWritePlanFileRefusesSecrets(t *testing.T) {
 				t.Errorf("files left behind: %v", entries)
 			}
 		})
+	}
+}
+
+func TestWritePlanFileRefusesSecretsByPosition(t *testing.T) {
+	p := fixturePlan()
+	p.Targets[0].Warnings = []string{"password hunter2 rejected"}
+	path := filepath.Join(t.TempDir(), "plan.roce")
+	err := WritePlanFile(path, p, []string{"", "other", "hunter2"})
+	if err == nil || !strings.Contains(err.Error(), "contains the value of resolved credential #3") || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, statErr := os.Stat(path); !os.IsNotExist(statErr) {
+		t.Error("the plan file was written anyway")
 	}
 }
 
