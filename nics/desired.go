@@ -15,21 +15,16 @@ import (
 // (iboe_get_mtu, reference/host.md §7).
 const MinRoCEMTU = 4192
 
-// classFor returns the lossless class a NIC carries: the named one, or
-// the fabric's only class.
+// classFor returns the lossless class a NIC carries (policies.ClassForNIC),
+// with an error that says what to fix.
 func classFor(fab *policies.Fabric, n *policies.NIC) (*policies.Lossless, error) {
+	if c := fab.ClassForNIC(n); c != nil {
+		return c, nil
+	}
 	if n.Lossless != "" {
-		for _, c := range fab.Lossless {
-			if c.Name == n.Lossless {
-				return c, nil
-			}
-		}
 		return nil, fmt.Errorf("lossless class %q not defined", n.Lossless)
 	}
-	if len(fab.Lossless) != 1 {
-		return nil, fmt.Errorf("the policy has %d lossless classes: set lossless on the NIC", len(fab.Lossless))
-	}
-	return fab.Lossless[0], nil
+	return nil, fmt.Errorf("the policy has %d lossless classes: set lossless on the NIC", len(fab.Lossless))
 }
 
 // Trust returns the trust mode for a NIC: explicit, else dscp when the

@@ -173,18 +173,20 @@ func sshConfig(fab *policies.Fabric, h *policies.Host, getenv func(string) (stri
 	if cred != nil && cred.Username != "" {
 		cfg.User = cred.Username
 	}
-	if cred != nil {
-		key, err := secretValue(fab, cred.KeyFile, cred.KeyEnv, getenv)
+	var secret policies.Secret
+	if cred != nil && (cred.KeyFile != "" || cred.KeyEnv != "" || cred.PasswordFile != "" || cred.PasswordEnv != "") {
+		sec, err := fab.ResolveCredentials(cred.Name, getenv)
 		if err != nil {
-			return nil, fmt.Errorf("credentials %s key: %w", cred.Name, err)
+			return nil, err
 		}
-		if key != "" {
-			signer, err := ssh.ParsePrivateKey([]byte(key))
-			if err != nil {
-				return nil, fmt.Errorf("credentials %s: private key: %w", cred.Name, err)
-			}
-			cfg.Auth = append(cfg.Auth, ssh.PublicKeys(signer))
+		secret = sec
+	}
+	if len(secret.Key) > 0 {
+		signer, err := ssh.ParsePrivateKey(secret.Key)
+		if err != nil {
+			return nil, fmt.Errorf("credentials %s: private key: %w", cred.Name, err)
 		}
+		cfg.Auth = append(cfg.Auth, ssh.PublicKeys(signer))
 	}
 	if sock, ok := getenv("SSH_AUTH_SOCK"); ok && sock != "" {
 		cfg.Auth = append(cfg.Auth, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
@@ -197,39 +199,14 @@ func sshConfig(fab *policies.Fabric, h *policies.Host, getenv func(string) (stri
 			return agent.NewClient(conn).Signers()
 		}))
 	}
-	if cred != nil {
-		pw, err := secretValue(fab, cred.PasswordFile, cred.PasswordEnv, getenv)
-		if err != nil {
-			return nil, fmt.Errorf("credentials %s password: %w", cred.Name, err)
-		}
-		if pw != "" {
-			pw = strings.TrimRight(pw, "\r\n")
-			cfg.Auth = append(cfg.Auth, ssh.Password(pw))
-		}
+	if secret.Password != "" {
+		// Password auth only ever comes from the credentials block.
+		cfg.Auth = append(cfg.Auth, ssh.Password(secret.Password))
 	}
 	if len(cfg.Auth) == 0 {
 		return nil, fmt.Errorf("no SSH authentication: set key_file/key_env or password_env/password_file in credentials %q, or run an ssh-agent (SSH_AUTH_SOCK)", h.Credentials)
 	}
 	return cfg, nil
-}
-
-func secretValue(fab *policies.Fabric, file, env string, getenv func(string) (string, bool)) (string, error) {
-	if env != "" {
-		v, ok := getenv(env)
-		if !ok || v == "" {
-			return "", fmt.Errorf("environment variable %s is not set", env)
-		}
-		return v, nil
-	}
-	if file != "" {
-		p := resolvePath(fab, file)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return "", fmt.Errorf("read %s: %w", p, err)
-		}
-		return string(b), nil
-	}
-	return "", nil
 }
 
 func resolvePath(fab *policies.Fabric, p string) string {
