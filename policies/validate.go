@@ -18,10 +18,8 @@ const MinRoCESwitchMTU = 4200
 func (l *loader) validate(f *Fabric) {
 	l.validateClasses(f)
 	l.validateReferences(f)
-	if l.diags.HasErrors() {
-		// Platform and NIC rules assume classes and names resolve.
-		return
-	}
+	// The rules below skip unresolved names (already reported), so every
+	// finding is shown in one run rather than one layer at a time.
 	l.fillNICDefaults(f)
 	l.validatePlatforms(f)
 	l.validateNICs(f)
