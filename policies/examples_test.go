@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,3 +46,29 @@ func TestExamplesLoad(t *testing.T) {
 // noEnv is an empty environment: examples must load without any variable
 // set (secrets are only read at apply time, by ResolveCredentials).
 func noEnv(string) (string, bool) { return "", false }
+
+// TestDocOverviewLoads keeps the first example of docs/policy-language.md
+// honest: it must load without any diagnostic.
+func TestDocOverviewLoads(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "policy-language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "## Blocks at a glance")
+	if !ok {
+		t.Fatal("docs/policy-language.md has no \"Blocks at a glance\" section")
+	}
+	_, rest, ok = strings.Cut(rest, "```hcl\n")
+	snippet, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("no hcl code block in \"Blocks at a glance\"")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(snippet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, diags := Load(dir, LoadOptions{Getenv: noEnv})
+	if len(diags) > 0 || f == nil {
+		t.Fatalf("doc overview example: %s", describeDiags(diags))
+	}
+}

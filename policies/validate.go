@@ -35,7 +35,7 @@ func (l *loader) validateClasses(f *Fabric) {
 			subject = f.Hosts[0].DeclRange.Ptr()
 		}
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No lossless class",
-			Detail: "The policy declares no lossless \"NAME\" { } block, so there is nothing to make lossless. Add one, e.g. lossless \"roce\" { udp_port = 4791  priority = 3 }.", Subject: subject})
+			Detail: "The policy declares no lossless \"NAME\" { } block, so there is nothing to make lossless. Add one, e.g. lossless \"roce\" { cos = 4 }.", Subject: subject})
 		return
 	}
 	byPriority := map[int]*Lossless{}
