@@ -76,6 +76,13 @@ func builtinPolicy(p Platform, typ, name string) *Object {
 	return cfg.PolicyMap(typ, name)
 }
 
+// LookupPolicy finds a policy-map in the config, then among the platform's
+// system-defined ones (Nexus 5000 fcoe-default-*/default-* policies, Nexus
+// 7000 default-nq-* templates), which the switch uses without printing them.
+func LookupPolicy(c *Config, p Platform, typ, name string) *Object {
+	return lookupPolicy(c, p, typ, name)
+}
+
 // lookupPolicy finds a policy-map in the config, then among the built-ins.
 func lookupPolicy(c *Config, p Platform, typ, name string) *Object {
 	if o := c.PolicyMap(typ, name); o != nil {

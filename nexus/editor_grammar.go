@@ -51,12 +51,19 @@ func kw(t tok, cands ...string) (string, bool) {
 	return found, found != ""
 }
 
-// parents of each sub-mode: a line the sub-mode does not know is tried in
-// the parent, as the NX-OS parser does.
-var modeParent = map[string]string{
-	"config-pmap-c-qos":  "config-pmap-qos",
-	"config-pmap-nqos-c": "config-pmap-nqos",
-	"config-pmap-c-que":  "config-pmap-que",
+// modeParent is the parent of a policy-map class sub-mode ("" for other
+// modes, whose parent is "config"): a line the sub-mode does not know is
+// tried in the parent, as the NX-OS parser does.
+func modeParent(mode string) string {
+	switch mode {
+	case "config-pmap-c-qos":
+		return "config-pmap-qos"
+	case "config-pmap-nqos-c":
+		return "config-pmap-nqos"
+	case "config-pmap-c-que":
+		return "config-pmap-que"
+	}
+	return ""
 }
 
 func (e *Editor) line(line string) error {
@@ -98,7 +105,7 @@ func (e *Editor) line(line string) error {
 		if e.mode == "config" {
 			break
 		}
-		if p, ok := modeParent[e.mode]; ok {
+		if p := modeParent(e.mode); p != "" {
 			e.mode, e.cls = p, nil
 		} else {
 			e.setMode("config", nil, nil)
@@ -115,8 +122,8 @@ func (e *Editor) exit() {
 	case e.mode == "config":
 		e.inConfig = false
 		e.setMode("", nil, nil)
-	case modeParent[e.mode] != "":
-		e.setMode(modeParent[e.mode], e.obj, nil)
+	case modeParent(e.mode) != "":
+		e.setMode(modeParent(e.mode), e.obj, nil)
 	default:
 		e.setMode("config", nil, nil)
 	}

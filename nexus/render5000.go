@@ -12,10 +12,11 @@ import (
 // FCoE class actions used when fcoe = true and the attached policy does not
 // already carry class-fcoe (reference §1.1, §1.3: qos-group 1, no-drop,
 // FCoE MTU 2158; 50 % bandwidth as in the fcoe-default policies).
-var (
-	fcoeQoSActions     = []string{"set qos-group 1"}
-	fcoeNQActions      = []string{"pause no-drop", "mtu 2158"}
-	fcoeQueuingActions = []string{"bandwidth percent 50"}
+const (
+	fcoeQoSAction     = "set qos-group 1"
+	fcoeNQPause       = "pause no-drop"
+	fcoeNQMTU         = "mtu 2158"
+	fcoeQueuingAction = "bandwidth percent 50"
 )
 
 const fcoeQoSGroup = 1
@@ -34,9 +35,9 @@ func (r *renderer) render5000() error {
 	carNQ := r.carried(TypeNetworkQoS, "")
 	carQ := r.carried(TypeQueuing, "output")
 	if r.in.FCoE {
-		carQoS = withClass(carQoS, "class-fcoe", fcoeQoSActions)
-		carNQ = withClass(carNQ, "class-fcoe", fcoeNQActions)
-		carQ = withClass(carQ, "class-fcoe", fcoeQueuingActions)
+		carQoS = withClass(carQoS, "class-fcoe", fcoeQoSAction)
+		carNQ = withClass(carNQ, "class-fcoe", fcoeNQPause, fcoeNQMTU)
+		carQ = withClass(carQ, "class-fcoe", fcoeQueuingAction)
 	}
 	groups, err := r.allocateGroups(classes, carQoS, carNQ, carQ)
 	if err != nil {
@@ -90,7 +91,7 @@ func (r *renderer) render5000() error {
 }
 
 // withClass adds a class with actions unless the list already has it.
-func withClass(cls []*PolicyClass, name string, actions []string) []*PolicyClass {
+func withClass(cls []*PolicyClass, name string, actions ...string) []*PolicyClass {
 	for _, c := range cls {
 		if c.Name == name {
 			return cls
