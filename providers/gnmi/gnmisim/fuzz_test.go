@@ -1,0 +1,65 @@
+package gnmisim
+
+import (
+	"context"
+	"testing"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/rocefabric/roce/providers/gnmi/gpath"
+)
+
+// FuzzSetRequest feeds arbitrary paths and JSON values to the validator:
+// it must never panic, and whatever it accepts must leave a tree that still
+// validates and can be read back.
+func FuzzSetRequest(f *testing.F) {
+	seeds := []struct {
+		profile uint8
+		op      uint8
+		path    string
+		val     string
+	}{
+		{0, 0, "/qos/queues/queue[name=ROCE-a]", `{"name":"ROCE-a","config":{"name":"ROCE-a","queue-id":3}}`},
+		{1, 1, "/qos/interfaces/interface[interface-id=Ethernet1]/output/pfc/config/priorities-no-drop", `"08"`},
+		{2, 0, "/CONFIG_DB/PORT_QOS_MAP/Ethernet0", `{"pfc_enable":"3,4"}`},
+		{3, 1, "/qos/pfc-mapping-profile[name=P]", `{"name":"P","received-traffic":{"unicast-mapping":{"pfc-queue":[{"pfc-queue-name":"pfc3","dot1p":[3]}]}}}`},
+		{0, 2, "/qos", ``},
+		{0, 0, "/qos/classifiers/classifier", `[{"name":"x"}]`},
+		{1, 0, "/a[b=c\\]]/d", `null`},
+	}
+	for _, s := range seeds {
+		f.Add(s.profile, s.op, s.path, s.val)
+	}
+	profiles := []string{"openconfig", "arista", "sonic", "srlinux"}
+	f.Fuzz(func(t *testing.T, prof, op uint8, path, val string) {
+		name := profiles[int(prof)%len(profiles)]
+		tg, err := New(Options{Profile: name, Interfaces: DefaultInterfaces(name, 2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := gpath.Parse(path)
+		if err != nil {
+			return
+		}
+		gp := p.Proto(tg.Origin())
+		req := &gpb.SetRequest{}
+		u := &gpb.Update{Path: gp, Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(val)}}}
+		switch op % 3 {
+		case 0:
+			req.Update = []*gpb.Update{u}
+		case 1:
+			req.Replace = []*gpb.Update{u}
+		default:
+			req.Delete = []*gpb.Path{gp}
+		}
+		if _, err := tg.Set(context.Background(), req); err != nil {
+			return
+		}
+		if err := tg.prof.cfg.validate(tg.cfg, tg.ports); err != nil {
+			t.Fatalf("accepted Set left an invalid tree: %v", err)
+		}
+		if _, err := gpath.Build(gpath.Path{}, tg.cfg.under(gpath.Path{})); err != nil {
+			t.Fatalf("accepted Set left an unreadable tree: %v", err)
+		}
+	})
+}
