@@ -71,8 +71,10 @@ func newLab(t *testing.T, opts gnmisim.Options, classes ...*policies.Lossless) *
 		Credentials: map[string]*policies.Credentials{"lab": {Name: "lab", Username: "admin", PasswordEnv: "GNMI_PASSWORD"}},
 	}
 	env := plan.Env{
-		Fabric:  f,
-		Getenv:  func(k string) (string, bool) { return map[string]string{"GNMI_PASSWORD": testPassword}[k], k == "GNMI_PASSWORD" },
+		Fabric: f,
+		Getenv: func(k string) (string, bool) {
+			return map[string]string{"GNMI_PASSWORD": testPassword}[k], k == "GNMI_PASSWORD"
+		},
 		Timeout: 10 * time.Second,
 	}
 	return &lab{srv: srv, sim: srv.Target(), fabric: f, sw: sw, env: env, caFile: caFile}
