@@ -161,8 +161,10 @@ var failureRank = map[string]int{
 	perftest.ClassRTRRTS:    2,
 	perftest.ClassConnect:   3,
 	perftest.ClassThreshold: 4,
-	perftest.ClassUnknown:   5,
-	perftest.ClassTimeout:   6,
+	"agent":                 5, // the agent itself failed: its error says why
+	"gid":                   6,
+	perftest.ClassUnknown:   7,
+	perftest.ClassTimeout:   8,
 }
 
 // statusFor maps a failure class to a status: causes that prove the
@@ -181,7 +183,7 @@ func reasonOf(addr string, err error) *Reason {
 	if errors.As(err, &f) {
 		return &Reason{Class: f.Class, Hint: f.Hint, Host: addr, Detail: f.Detail}
 	}
-	return &Reason{Class: "agent", Host: addr, Hint: "check that the host is reachable and roce-agent runs there", Detail: err.Error()}
+	return &Reason{Class: "agent", Host: addr, Hint: "the host's agent could not run the probe: check the detail, that the host is reachable and that roce-agent runs there", Detail: err.Error()}
 }
 
 // judge turns both sides' outcomes into the probe's status, bandwidth,
@@ -199,7 +201,7 @@ func (r *runner) judge(pr *Probe, class *policies.Lossless, p Pair, server *side
 			reasons = append(reasons, rs)
 		}
 	}
-	if client.err == nil && client.res == nil {
+	if client.err == nil && client.res == nil && len(reasons) == 0 {
 		reasons = append(reasons, &Reason{Class: perftest.ClassUnknown, Host: pr.Client, Hint: "the server side ended before the client could start; see the server's output",
 			Detail: "client did not run"})
 	}

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -194,6 +195,11 @@ func TestRunOutcomes(t *testing.T) {
 					return ok(o, n)
 				}
 			},
+		},
+		{
+			name: "server agent fails before perftest runs", result: "multisize_gbps.txt", exit: ExitError, status: StatusError,
+			class: "agent", host: "host.a", msg: "agent on host.a: host root missing",
+			mutate: func(s *fabricSetup) { s.hosts["a"].serverErr = errors.New("host root missing") },
 		},
 		{
 			name: "no agent for a host", result: "multisize_gbps.txt", exit: ExitError, status: StatusError,

@@ -268,3 +268,19 @@ func TestCLIRealPerftestNoDevice(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingRDMADevice(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want bool
+	}{
+		{"host.h1: roce-agent probe: failed: GID lookup on mlx5_0/1: open /r/sys/class/infiniband/mlx5_0/ports/1/gids: no such file or directory", true},
+		{"host.h1: run roce-agent (ssh://x) for probe: dial tcp: connection refused", false},
+		{"open /sys/class/infiniband/mlx5_0/ports/1/gids/3: permission denied", false},
+	}
+	for _, tc := range tests {
+		if got := missingRDMADevice(errors.New(tc.msg)); got != tc.want {
+			t.Errorf("missingRDMADevice(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+}

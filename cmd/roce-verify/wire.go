@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/nics/agentproto"
@@ -72,12 +73,31 @@ func (a *agentHost) ProbeNIC(ctx context.Context, nic *policies.NIC, o perftest.
 		}
 	}
 	if err != nil {
+		if missingRDMADevice(err) {
+			return res, &perftest.Failure{Class: perftest.ClassNoDevice, Detail: err.Error(),
+				Hint: fmt.Sprintf("%s has no RDMA device %s in sysfs: load the RDMA driver or fix rdma_device; lab hosts without RDMA cannot run the probe (use -local-probes -probe-command for a substitute)", a.addr, orAuto(nic.RDMADevice))}
+		}
 		return res, err
 	}
 	if res == nil {
 		return nil, fmt.Errorf("%s: roce-agent probe answered without a result", a.addr)
 	}
 	return res, nil
+}
+
+// missingRDMADevice recognises an agent that failed before running perftest
+// because the host has no RDMA device: its GID or device lookup found no
+// /sys/class/infiniband entry.
+func missingRDMADevice(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "/sys/class/infiniband") && strings.Contains(m, "no such file or directory")
+}
+
+func orAuto(dev string) string {
+	if dev == "" {
+		return "(resolved from the netdev)"
+	}
+	return dev
 }
 
 // brokenHost stands for a host whose provider could not be built; every
