@@ -15,7 +15,7 @@ import (
 // so every object exists before it is used and is unused before it is
 // deleted. Objects equal in both configs produce nothing.
 func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error) {
-	d := &differ{cur: current, des: desired, p: p}
+	d := &differ{cur: current, des: desired, p: p, curIdx: current.index(), desIdx: desired.index()}
 	if err := d.checkRaw(); err != nil {
 		return nil, nil, err
 	}
@@ -37,13 +37,13 @@ func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error)
 		}
 	}
 	for _, o := range current.Objects {
-		if o.Kind == KindInterface && desired.Find(o.Key()) == nil {
+		if o.Kind == KindInterface && d.desIdx[o.Key()] == nil {
 			return nil, nil, fmt.Errorf("nexus: diff: the desired config drops %s; interfaces cannot be deleted", o.Key())
 		}
 	}
 	for _, k := range []ObjectKind{KindPolicyMap, KindClassMap, KindACL} {
 		for _, o := range current.Objects {
-			if o.Kind == k && desired.Find(o.Key()) == nil {
+			if o.Kind == k && d.desIdx[o.Key()] == nil {
 				d.delete(o)
 			}
 		}
@@ -56,9 +56,10 @@ func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error)
 }
 
 type differ struct {
-	cur, des *Config
-	p        Platform
-	changes  []plan.Change
+	cur, des       *Config
+	curIdx, desIdx map[string]*Object // by Key, so large configs diff in linear time
+	p              Platform
+	changes        []plan.Change
 }
 
 // checkRaw refuses a desired config whose unmodelled lines differ: the diff
@@ -95,7 +96,7 @@ func (d *differ) add(c plan.Change) { d.changes = append(d.changes, c) }
 
 // upsert emits create or update commands for an ACL, class-map or policy-map.
 func (d *differ) upsert(o *Object) error {
-	cur := d.cur.Find(o.Key())
+	cur := d.curIdx[o.Key()]
 	if cur != nil && cur.String() == o.String() {
 		return nil
 	}
@@ -289,7 +290,7 @@ func (d *differ) systemQoS() error {
 
 // iface diffs one interface.
 func (d *differ) iface(o *Object) {
-	cur := d.cur.Find(o.Key())
+	cur := d.curIdx[o.Key()]
 	var have []string
 	ch := plan.Change{Address: o.Key(), After: o.String(), Disrupt: plan.DisruptionLink, Action: plan.ActionUpdate}
 	if cur != nil {

@@ -74,7 +74,7 @@ func (e *Editor) line(line string) error {
 	if len(toks) == 0 || strings.HasPrefix(toks[0].s, "!") {
 		return nil
 	}
-	if w, ok := kw(toks[0], "end"); ok && w == "end" && len(toks) == 1 {
+	if toks[0].s == "end" && len(toks) == 1 {
 		e.setMode("", nil, nil)
 		e.inConfig = false
 		return nil

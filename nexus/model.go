@@ -240,6 +240,15 @@ func (c *Config) Find(key string) *Object {
 	return nil
 }
 
+// index maps each object's Key to the object.
+func (c *Config) index() map[string]*Object {
+	m := make(map[string]*Object, len(c.Objects))
+	for _, o := range c.Objects {
+		m[o.Key()] = o
+	}
+	return m
+}
+
 // Interface returns the interface block for a canonical name, or nil.
 func (c *Config) Interface(name string) *Object {
 	return c.Find("interface " + name)

@@ -36,6 +36,9 @@ func Unconfirmed(in Intent) []string {
 			continue
 		}
 		noDrop++
+		if p.Is7000() && c.BandwidthPercent > 0 {
+			add(fmt.Sprintf("lossless %q: bandwidth_percent is not rendered on %s; the egress queuing policy the switch selects with the network-qos template applies (queuing template classes are UNCONFIRMED, reference §2.2)", c.Name, p.Kind))
+		}
 		if p.Caps.CoSOnly {
 			add(fmt.Sprintf("lossless %q: %s classifies by CoS only, so hosts must mark PCP %d", c.Name, p.Kind, c.Priority))
 		}
