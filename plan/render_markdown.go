@@ -74,7 +74,7 @@ func renderMarkdownProblems(mw *textWriter, p *Plan) {
 	if len(errs) > 0 {
 		mw.line("", "")
 		mw.line("", "> [!CAUTION]")
-		mw.line("", "> **Errors** — these targets are not in the plan:")
+		mw.line("", "> **Errors** — these targets could not be read, so this plan has no changes for them:")
 		mw.line("", ">")
 		for _, e := range errs {
 			mw.line("", "> "+e)
@@ -126,12 +126,11 @@ func renderMarkdownTarget(mw *textWriter, t *TargetPlan) {
 			head += " [" + tag + "]"
 		}
 		diff = append(diff, head+" @@")
-		if ch.Note != "" {
-			label := "note"
-			if ch.Drift {
-				label = "drift"
-			}
-			diff = append(diff, "# "+label+": "+ch.Note)
+		switch {
+		case ch.Drift:
+			diff = append(diff, "# drift: "+driftNote(ch))
+		case ch.Note != "":
+			diff = append(diff, "# note: "+ch.Note)
 		}
 		for _, dl := range diffLines(ch.Before, ch.After) {
 			diff = append(diff, string(dl.Kind)+" "+dl.Text)

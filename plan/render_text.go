@@ -119,12 +119,11 @@ func renderChangeText(tw *textWriter, ch Change, o TextOptions) {
 		head += " (drift)"
 	}
 	tw.line(col, head)
-	if ch.Note != "" {
-		if ch.Drift {
-			tw.line(ansiYellow+ansiBold, "      drift: "+ch.Note)
-		} else {
-			tw.line("", "      note: "+ch.Note)
-		}
+	switch {
+	case ch.Drift:
+		tw.line(ansiYellow+ansiBold, "      drift: "+driftNote(ch))
+	case ch.Note != "":
+		tw.line("", "      note: "+ch.Note)
 	}
 	ctx := diffContext
 	if o.Verbose {
@@ -152,6 +151,16 @@ func renderChangeText(tw *textWriter, ch Change, o TextOptions) {
 	for _, op := range ch.Ops {
 		tw.line("", "        "+formatOp(op))
 	}
+}
+
+// driftNote explains a drifted object in plain words: the provider's note,
+// or a generic explanation when it gave none.
+func driftNote(ch Change) string {
+	if ch.Note != "" {
+		return ch.Note
+	}
+	return "this object is managed by roce but no longer matches what roce configured " +
+		"(it was changed outside roce, or a software upgrade changed a default)"
 }
 
 // actionSymbol maps an action to its diff symbol and colour.

@@ -104,6 +104,21 @@ func TestRenderTextElidesLongUnchangedRuns(t *testing.T) {
 	}
 }
 
+func TestRenderTextDriftWithoutNote(t *testing.T) {
+	p := &Plan{Targets: []*TargetPlan{{Address: "switch.a", Changes: []Change{{Address: "system qos", Action: ActionUpdate, Drift: true}}}}}
+	var txt, md bytes.Buffer
+	if err := RenderText(&txt, p, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderMarkdown(&md, p); err != nil {
+		t.Fatal(err)
+	}
+	const want = "drift: this object is managed by roce but no longer matches what roce configured"
+	if !strings.Contains(txt.String(), "      "+want) || !strings.Contains(md.String(), "# "+want) {
+		t.Errorf("drift without a note is not explained:\n%s\n%s", txt.String(), md.String())
+	}
+}
+
 func TestRenderTextNilAndWriteError(t *testing.T) {
 	var buf bytes.Buffer
 	if err := RenderText(&buf, nil, TextOptions{}); err != nil {
