@@ -181,7 +181,26 @@ host "h" {
   nic "eth0" {}
 }
 `,
-		want: "matches by udp_port, but gnmi/arista cannot classify by UDP port",
+		want: "matches by udp_port, but gnmi/arista cannot classify by UDP port; it is carried by switch leaf. Add dscp = [...]",
+		pos:  "main.hcl:2:3",
+	},
+	{
+		name: "ethertype on a platform without it",
+		src: `lossless "roce" {
+  ethertype = "0x8915"
+  priority  = 3
+}
+switch "leaf" {
+  platform = "gnmi"
+  profile  = "sonic"
+  address  = "192.0.2.5:8080"
+}
+host "h" {
+  local = true
+  nic "eth0" {}
+}
+`,
+		want: "matches by ethertype, but gnmi/sonic cannot classify by Ethertype",
 		pos:  "main.hcl:2:3",
 	},
 	{

@@ -165,6 +165,32 @@ lossless "rocev2" {
 	}
 }
 
+func TestUDPPortNarrowedToDSCPWarns(t *testing.T) {
+	f, _, diags, _ := loadString(t, `
+lossless "rocev2" {
+  udp_port = 4791
+  dscp     = [26]
+  priority = 4
+}
+switch "leaf" {
+  platform = "gnmi"
+  profile  = "srlinux"
+  address  = "192.0.2.5:57400"
+}
+host "h" {
+  local = true
+  nic "eth0" {}
+}
+`)
+	if diags.HasErrors() || f == nil {
+		t.Fatal(describeDiags(diags))
+	}
+	d := findDiag(diags, "switch leaf will classify it by DSCP 26 alone")
+	if d == nil || d.Severity != hcl.DiagWarning || diagPos(d) != "main.hcl:3:3" {
+		t.Errorf("want a warning at main.hcl:3:3, got:\n%s", describeDiags(diags))
+	}
+}
+
 func TestFabricHelpers(t *testing.T) {
 	a := &Lossless{Name: "a"}
 	b := &Lossless{Name: "b"}

@@ -43,9 +43,22 @@ func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.
 		kind := string(c.Match.Kind)
 		matchAt := l.at(c, kind, c.DeclRange)
 		if ok, why := caps.Supports(kind); !ok {
-			g.add("match-"+c.Name+"-"+caps.Kind, hcl.DiagError, matchAt, "Match mode not supported", sw.Name, func(names string) string {
-				return fmt.Sprintf("lossless %q matches by %s, but %s; it is carried by switch %s. Use a match this platform has (e.g. cos or dscp), or list only other classes in the switch's lossless = [...].", c.Name, kind, why, names)
-			})
+			switch {
+			case c.Match.Kind == MatchUDPPort && len(c.Match.DSCP) > 0 && caps.MatchDSCP:
+				// RoCE v2 marked with a DSCP: a DSCP-only platform can still
+				// recognise it, by the DSCP alone.
+				g.add("match-narrow-"+c.Name+"-"+caps.Kind, hcl.DiagWarning, matchAt, "Class narrowed to its DSCP", sw.Name, func(names string) string {
+					return fmt.Sprintf("lossless %q matches UDP port %d with dscp %s, but %s; switch %s will classify it by DSCP %s alone, so other traffic with that DSCP is lossless there too.", c.Name, c.Match.UDPPort, joinInts(c.Match.DSCP), why, names, joinInts(c.Match.DSCP))
+				})
+			case c.Match.Kind == MatchUDPPort && caps.MatchDSCP:
+				g.add("match-"+c.Name+"-"+caps.Kind, hcl.DiagError, matchAt, "Match mode not supported", sw.Name, func(names string) string {
+					return fmt.Sprintf("lossless %q matches by udp_port, but %s; it is carried by switch %s. Add dscp = [...] (the DSCP the hosts mark RoCE v2 with) so the class can be classified by DSCP there, or list only other classes in the switch's lossless = [...].", c.Name, why, names)
+				})
+			default:
+				g.add("match-"+c.Name+"-"+caps.Kind, hcl.DiagError, matchAt, "Match mode not supported", sw.Name, func(names string) string {
+					return fmt.Sprintf("lossless %q matches by %s, but %s; it is carried by switch %s. Use a match this platform has (e.g. cos or dscp), or list only other classes in the switch's lossless = [...].", c.Name, kind, why, names)
+				})
+			}
 		}
 		if c.Match.Kind == MatchUDPPort && len(c.Match.DSCP) > 0 && !caps.MatchDSCP {
 			g.add("match-dscp-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "dscp", c.DeclRange), "Match mode not supported", sw.Name, func(names string) string {
