@@ -234,3 +234,84 @@ func TestRenderRemovingClassesRemovesOnlyOurs(t *testing.T) {
 		t.Fatalf("after removing the class:\n%s", cur)
 	}
 }
+
+// roundTrip renders, diffs, applies and checks that nothing is left to do;
+// it returns the script.
+func roundTrip(t *testing.T, in Intent, cur *Config) []string {
+	t.Helper()
+	des, err := Render(in, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, script, err := Diff(cur, des, in.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied := cur.Clone()
+	if err := ApplyCommands(applied, in.Platform, in.Modules, script); err != nil {
+		t.Fatalf("%v\n%s", err, strings.Join(script, "\n"))
+	}
+	if _, again, err := Diff(applied, des, in.Platform); err != nil || len(again) != 0 {
+		t.Fatalf("not empty after apply (%v): %v", err, again)
+	}
+	return script
+}
+
+func TestRenderUDPWithDSCP(t *testing.T) {
+	in := intentFor(t, "nexus5000", "udp_port", "empty")
+	in.Classes = []*policies.Lossless{{Name: "v2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791, DSCP: []int{24, 26}}, Priority: 4}}
+	script := strings.Join(roundTrip(t, in, loadStart(t, "nexus5000", "empty")), "\n")
+	for _, want := range []string{"10 permit udp any any eq 4791 dscp 24", "20 permit udp any any eq 4791 dscp 26", "pause no-drop pfc-cos 4"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("script lacks %q:\n%s", want, script)
+		}
+	}
+	if strings.Contains(script, "mtu") {
+		t.Errorf("MTU 0 means platform default; no mtu line expected:\n%s", script)
+	}
+}
+
+func TestNothingToDo(t *testing.T) {
+	for _, kind := range []string{"nexus5000", "nexus7000"} {
+		for _, start := range startsFor(t, kind) {
+			cur := loadStart(t, kind, start)
+			p := testPlatform(t, kind)
+			if changes, script, err := Diff(cur, cur.Clone(), p); err != nil || len(changes)+len(script) != 0 {
+				t.Errorf("%s/%s: Diff of a config with itself: %v %v", kind, start, err, script)
+			}
+			if start == "empty" {
+				in := intentFor(t, kind, "cos", start)
+				in.Classes = nil
+				des, err := Render(in, cur)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, script, _ := Diff(cur, des, p); len(script) != 0 {
+					t.Errorf("%s: no classes on an empty switch produced %v", kind, script)
+				}
+			}
+		}
+	}
+}
+
+func TestScriptHasNoModeChanges(t *testing.T) {
+	in := intentFor(t, "nexus5000", "cos", "fcoe-defaults")
+	for _, l := range roundTrip(t, in, loadStart(t, "nexus5000", "fcoe-defaults")) {
+		if l == "end" || l == "exit" || strings.HasPrefix(l, "configure") {
+			t.Errorf("script contains %q; the provider owns entering and leaving config mode", l)
+		}
+	}
+}
+
+func TestRender7000FCoEAndTemplateChoice(t *testing.T) {
+	in := intentFor(t, "nexus7000", "cos", "fcoe-defaults")
+	in.Classes[0].Priority, in.Classes[0].Match.CoS = 3, []int{3}
+	script := strings.Join(roundTrip(t, in, loadStart(t, "nexus7000", "fcoe-defaults")), "\n")
+	if !strings.Contains(script, "qos copy policy-map type network-qos default-nq-7e-policy prefix ROCE-") ||
+		!strings.Contains(script, "class type network-qos c-nq-7e-ndrop-fcoe\nmtu 9216") {
+		t.Fatalf("CoS 3 with FCoE should edit the 7e copy:\n%s", script)
+	}
+	if strings.Contains(script, "no policy-map type network-qos default-nq-7e-policy") {
+		t.Fatal("the template itself must never be deleted")
+	}
+}
