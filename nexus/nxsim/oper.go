@@ -48,12 +48,12 @@ func noDropCoS(cfg *nexus.Config) uint8 {
 // classCoS finds the CoS values a network-qos class stands for: its own
 // `match cos`, or the CoS the type qos policy sends to its qos-group.
 func classCoS(cfg *nexus.Config, class string) uint8 {
-	if class == "class-fcoe" || strings.Contains(class, "ndrop-fcoe") {
+	if class == "class-fcoe" {
 		return 1 << fcoeCoS
 	}
 	cm := cfg.ClassMap("network-qos", class)
 	if cm == nil {
-		return 0
+		return templateClassCoS(class)
 	}
 	var bits uint8
 	for _, l := range cm.Lines {
@@ -69,6 +69,23 @@ func classCoS(cfg *nexus.Config, class string) uint8 {
 		}
 	}
 	return bits
+}
+
+// templateClassCoS returns the CoS of a 7000 system class (c-nq-*) from
+// the nexus template table, which has no class-map in the running config.
+func templateClassCoS(class string) uint8 {
+	var bits uint8
+	for _, t := range nexus.NQTemplates() {
+		for _, c := range t.Classes {
+			if c.Name == class {
+				for _, cos := range c.CoS {
+					bits |= 1 << cos
+				}
+				return bits
+			}
+		}
+	}
+	return 0
 }
 
 // groupCoS returns the CoS values the system type qos policy classifies

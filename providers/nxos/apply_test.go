@@ -1,10 +1,12 @@
 package nxos
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/plan"
@@ -162,5 +164,33 @@ func TestStalePlan(t *testing.T) {
 	}
 	if r.srv.Switch().RunningConfig() != edited {
 		t.Error("the switch changed during a stale apply")
+	}
+}
+
+// TestStallMidApplyRollsBack: a configuration line that is never answered
+// times out; the provider reconnects and rolls back.
+func TestStallMidApplyRollsBack(t *testing.T) {
+	r := newRig(t, rigOpts{kind: "nexus5000", start: "fcoe-defaults"})
+	r.target.opTimeout = time.Second
+	tp := r.plan(t)
+	before := r.srv.Switch().RunningConfig()
+	r.srv.Switch().SetFaults(nxsim.Faults{StallCommand: strings.TrimSpace(tp.Commands[2])})
+	res, err := r.apply(t, tp)
+	if res.Status != plan.StatusRolledBack || err == nil {
+		t.Fatalf("status %s err %v\n%s", res.Status, err, transcriptText(res.Transcript))
+	}
+	if after := r.srv.Switch().RunningConfig(); after != before {
+		t.Errorf("config changed after a stalled apply:\n%s", after)
+	}
+}
+
+// TestWrongPassword: a refused login is reported with the switch's name
+// and nothing is sent.
+func TestWrongPassword(t *testing.T) {
+	r := newRig(t, rigOpts{kind: "nexus5000"})
+	r.target.env.Getenv = func(string) (string, bool) { return "nope", true }
+	_, err := r.target.Plan(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "switch.sw1") || !strings.Contains(err.Error(), "unable to authenticate") {
+		t.Fatalf("err = %v", err)
 	}
 }

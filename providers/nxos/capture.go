@@ -19,11 +19,15 @@ type capture struct {
 	version, module, running string
 }
 
-// captureFiles maps the commands to the file names in a capture directory.
-var captureFiles = map[string]string{
-	"show version":        "show-version.txt",
-	"show module":         "show-module.txt",
-	"show running-config": "show-running-config.txt",
+// captureFile is one command of a capture and its file in a capture
+// directory.
+type captureFile struct{ command, file string }
+
+// captureFiles are read in this order.
+var captureFiles = []captureFile{
+	{"show version", "show-version.txt"},
+	{"show module", "show-module.txt"},
+	{"show running-config", "show-running-config.txt"},
 }
 
 func readCapture(path string) (capture, error) {
@@ -33,7 +37,8 @@ func readCapture(path string) (capture, error) {
 	}
 	out := map[string]string{}
 	if fi.IsDir() {
-		for cmd, name := range captureFiles {
+		for _, cf := range captureFiles {
+			cmd, name := cf.command, cf.file
 			b, err := os.ReadFile(filepath.Join(path, name))
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
@@ -49,7 +54,8 @@ func readCapture(path string) (capture, error) {
 			return capture{}, fmt.Errorf("capture %s: %w", path, err)
 		}
 		out = splitSessionLog(string(b))
-		for cmd := range captureFiles {
+		for _, cf := range captureFiles {
+			cmd := cf.command
 			if _, ok := out[cmd]; !ok {
 				return capture{}, fmt.Errorf("capture %s: no `%s` output found (each output must follow a prompt line such as \"sw1# %s\")", path, cmd, cmd)
 			}

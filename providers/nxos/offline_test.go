@@ -27,7 +27,8 @@ func captureOf(t *testing.T, r *rig) string {
 	}
 	defer c.close()
 	dir := t.TempDir()
-	for cmd, file := range captureFiles {
+	for _, cf := range captureFiles {
+		cmd, file := cf.command, cf.file
 		out, err := c.command(cmd)
 		if err != nil {
 			t.Fatal(err)
@@ -67,9 +68,9 @@ func TestOfflineCapture(t *testing.T) {
 
 			// The same outputs in one saved session log.
 			var log strings.Builder
-			for cmd, file := range captureFiles {
-				b, _ := os.ReadFile(filepath.Join(dir, file))
-				log.WriteString("sw1# " + cmd + "\n" + string(b) + "\n")
+			for _, cf := range captureFiles {
+				b, _ := os.ReadFile(filepath.Join(dir, cf.file))
+				log.WriteString("sw1# " + cf.command + "\n" + string(b) + "\n")
 			}
 			f := filepath.Join(t.TempDir(), "session.log")
 			if err := os.WriteFile(f, []byte(log.String()), 0o644); err != nil {
