@@ -185,7 +185,7 @@ host "h" {
 	if diags.HasErrors() || f == nil {
 		t.Fatal(describeDiags(diags))
 	}
-	d := findDiag(diags, "switch leaf will classify it by DSCP 26 alone")
+	d := findDiag(diags, "but switch leaf cannot classify by UDP port, so there it is recognised by DSCP 26 alone")
 	if d == nil || d.Severity != hcl.DiagWarning || diagPos(d) != "main.hcl:3:3" {
 		t.Errorf("want a warning at main.hcl:3:3, got:\n%s", describeDiags(diags))
 	}
@@ -293,5 +293,40 @@ func TestLoadDirectoryErrors(t *testing.T) {
 		if f != nil || s == nil || findDiag(diags, tc.want) == nil {
 			t.Errorf("Load(%s): fabric=%v sources=%v diags=%s", tc.dir, f, s, describeDiags(diags))
 		}
+	}
+}
+
+// TestMultipleFiles: a policy may be split across files like a Terraform
+// module; references work across files and diagnostics name the right one.
+func TestMultipleFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"classes.hcl": "lossless \"roce\" {\n  cos = 4\n}\n",
+		"devices.hcl": tailAll,
+		"vars.hcl":    "variable \"v\" {\n  default = 1\n}\nlocals {\n  x = var.v\n}\n",
+	}
+	for n, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not a policy file: ignored.
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not hcl {"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, s, diags := Load(dir, LoadOptions{Getenv: noEnv})
+	if len(diags) != 0 || f == nil {
+		t.Fatal(describeDiags(diags))
+	}
+	if got := len(s.Files()); got != 3 {
+		t.Errorf("read %d files, want 3", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "more.hcl"), []byte("lossless \"roce\" {\n  cos = 5\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, diags = Load(dir, LoadOptions{Getenv: noEnv})
+	d := findDiag(diags, `lossless "roce" is already defined at`)
+	if f != nil || d == nil || diagPos(d) != "more.hcl:1:1" {
+		t.Errorf("want a duplicate-class error at more.hcl:1:1, got:\n%s", describeDiags(diags))
 	}
 }

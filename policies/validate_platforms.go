@@ -47,8 +47,9 @@ func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.
 			case c.Match.Kind == MatchUDPPort && len(c.Match.DSCP) > 0 && caps.MatchDSCP:
 				// RoCE v2 marked with a DSCP: a DSCP-only platform can still
 				// recognise it, by the DSCP alone.
-				g.add("match-narrow-"+c.Name+"-"+caps.Kind, hcl.DiagWarning, matchAt, "Class narrowed to its DSCP", sw.Name, func(names string) string {
-					return fmt.Sprintf("lossless %q matches UDP port %d with dscp %s, but %s; switch %s will classify it by DSCP %s alone, so other traffic with that DSCP is lossless there too.", c.Name, c.Match.UDPPort, joinInts(c.Match.DSCP), why, names, joinInts(c.Match.DSCP))
+				// One warning per class, whatever the mix of DSCP-only kinds.
+				g.add("match-narrow-"+c.Name, hcl.DiagWarning, matchAt, "Class narrowed to its DSCP", sw.Name, func(names string) string {
+					return fmt.Sprintf("lossless %q matches UDP port %d with dscp %s, but switch %s cannot classify by UDP port, so there it is recognised by DSCP %s alone: other traffic with that DSCP is lossless there too.", c.Name, c.Match.UDPPort, joinInts(c.Match.DSCP), names, joinInts(c.Match.DSCP))
 				})
 			case c.Match.Kind == MatchUDPPort && caps.MatchDSCP:
 				g.add("match-"+c.Name+"-"+caps.Kind, hcl.DiagError, matchAt, "Match mode not supported", sw.Name, func(names string) string {
