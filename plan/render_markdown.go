@@ -1,22 +1,79 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 )
 
+// markdownBudget is the most RenderMarkdown writes. GitHub refuses
+// comments over 65536 characters; bytes never undercount characters, and
+// the margin leaves room for a CI job to add its own header.
+const markdownBudget = 60000
+
 // RenderMarkdown writes the plan as a pull-request comment for GitHub (and
-// GitLab) Markdown: the summary, a table of targets, errors and warnings
-// called out, then per changed target a collapsed <details> block holding
-// a ```diff block and the commands or gNMI ops that will be sent.
+// GitLab) Markdown: the summary, a table of the targets that need
+// attention, errors and warnings called out, then per changed target a
+// collapsed <details> block holding a ```diff block and the commands or
+// gNMI ops that will be sent. Up-to-date targets are counted, not listed.
+// The comment stays under GitHub's size limit: diffs that don't fit are
+// left out with a note saying how many.
 func RenderMarkdown(w io.Writer, p *Plan) error {
-	mw := &textWriter{w: w}
+	return renderMarkdownBudget(w, p, markdownBudget)
+}
+
+func renderMarkdownBudget(w io.Writer, p *Plan, budget int) error {
+	var head bytes.Buffer
+	writeMarkdownOverview(&textWriter{w: &head}, p)
+	var blocks []string
+	if p != nil {
+		for _, t := range p.Targets {
+			if t != nil && t.HasChanges() {
+				var b bytes.Buffer
+				renderMarkdownTarget(&textWriter{w: &b}, t)
+				blocks = append(blocks, b.String())
+			}
+		}
+	}
+	const (
+		truncated = "\n_… the rest is cut to fit in one comment; see the full plan in the job log (roce-plan) or with roce-plan -json._\n"
+		omitted   = "\n_%s left out to fit in one comment; see the full plan in the job log (roce-plan) or with roce-plan -json._\n"
+	)
+	doc := head.String()
+	reserve := len(omitted) + 40
+	if len(doc) > budget-reserve {
+		// Even the overview is too long (thousands of problem targets):
+		// cut it at a line boundary; it holds no fences or HTML to break.
+		cut := strings.LastIndexByte(doc[:budget-len(truncated)], '\n')
+		doc = doc[:cut+1] + truncated
+		blocks = nil
+	}
+	left := 0
+	for i, b := range blocks {
+		if len(doc)+len(b) > budget-reserve {
+			left = len(blocks) - i
+			break
+		}
+		doc += b
+	}
+	if left > 0 {
+		doc += fmt.Sprintf(omitted, plural(left, "diff of a changed target", "diffs of changed targets"))
+	}
+	if _, err := io.WriteString(w, doc); err != nil {
+		return fmt.Errorf("writing Markdown plan: %w", err)
+	}
+	return nil
+}
+
+// writeMarkdownOverview writes the summary, the target table and the
+// problems.
+func writeMarkdownOverview(mw *textWriter, p *Plan) {
 	mw.line("", "### roce plan")
 	mw.line("", "")
 	mw.line("", "**"+mdEscape(Summary(p))+"**")
 	if p == nil || len(p.Targets) == 0 {
-		return mw.err
+		return
 	}
 	mw.line("", "")
 	if p.PolicyDir != "" || p.PolicyDigest != "" {
@@ -24,10 +81,14 @@ func RenderMarkdown(w io.Writer, p *Plan) error {
 			p.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"))
 		mw.line("", "")
 	}
-	mw.line("", "| target | kind | create | update | delete | disruption | drift |")
-	mw.line("", "|---|---|--:|--:|--:|---|--:|")
+	upToDate := 0
+	var rows []string
 	for _, t := range p.Targets {
 		if t == nil {
+			continue
+		}
+		if !t.HasChanges() && t.Error == "" && !t.Offline && len(t.Warnings) == 0 {
+			upToDate++
 			continue
 		}
 		c := countTarget(t)
@@ -41,16 +102,24 @@ func RenderMarkdown(w io.Writer, p *Plan) error {
 		if state == "" {
 			state = "none"
 		}
-		mw.linef("", "| `%s` | %s | %d | %d | %d | %s | %d |", mdCode(t.Address), mdEscape(t.Kind),
-			c.Create, c.Update, c.Delete, state, c.Drift)
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %d | %d | %d | %s | %d |", mdCode(t.Address), mdEscape(t.Kind),
+			c.Create, c.Update, c.Delete, state, c.Drift))
 	}
-	renderMarkdownProblems(mw, p)
-	for _, t := range p.Targets {
-		if t != nil && t.HasChanges() {
-			renderMarkdownTarget(mw, t)
+	if len(rows) > 0 {
+		mw.line("", "| target | kind | create | update | delete | disruption | drift |")
+		mw.line("", "|---|---|--:|--:|--:|---|--:|")
+		for _, r := range rows {
+			mw.line("", r)
 		}
 	}
-	return mw.err
+	switch {
+	case upToDate > 0 && len(rows) > 0:
+		mw.line("", "")
+		mw.line("", plural(upToDate, "other target is", "other targets are")+" up to date.")
+	case upToDate > 0:
+		mw.line("", plural(upToDate, "target is", "targets are")+" up to date.")
+	}
+	renderMarkdownProblems(mw, p)
 }
 
 // renderMarkdownProblems lists unreadable targets, offline targets and

@@ -111,6 +111,8 @@ func Summary(p *Plan) string {
 		return "No changes. The policy names no targets."
 	case c.Changes() == 0 && c.TargetsFailed == 0:
 		parts = append(parts, "No changes. The fabric matches the policy")
+	case c.Changes() == 0 && c.TargetsFailed == c.TargetsTotal:
+		parts = append(parts, "No changes planned: no target could be read")
 	case c.Changes() == 0:
 		// Unreadable targets may well need changes: don't claim a match.
 		parts = append(parts, fmt.Sprintf("No changes on the %s",

@@ -29,6 +29,8 @@ func TestSummary(t *testing.T) {
 		{"fixture", fixturePlan(), "Plan: 2 to create, 4 to change, 2 to destroy on 4 of 6 targets; 1 target unreadable; drift on 1 object; 1 target planned offline; worst disruption: link flap."},
 		{"no changes but unreadable", &Plan{Targets: []*TargetPlan{{Address: "a"}, {Address: "b", Error: "x"}, {Address: "c", Error: "y"}}},
 			"No changes on the 1 readable target; 2 targets unreadable."},
+		{"nothing readable", &Plan{Targets: []*TargetPlan{{Address: "a", Error: "x"}}},
+			"No changes planned: no target could be read; 1 target unreadable."},
 		{"one change brief", &Plan{Targets: []*TargetPlan{{Address: "a", Changes: []Change{ch(ActionUpdate, DisruptionBrief, false)}}, {Address: "b"}}},
 			"Plan: 0 to create, 1 to change, 0 to destroy on 1 of 2 targets; worst disruption: brief traffic disruption."},
 		{"drift plural, hitless", &Plan{Targets: []*TargetPlan{{Address: "a", Changes: []Change{ch(ActionUpdate, DisruptionNone, true), ch("", DisruptionNone, true)}}}},
