@@ -50,6 +50,9 @@ type fakeHost struct {
 	client func(o perftest.Options, attempt int) (*perftest.Result, error)
 	// serverErr, when set, makes the server side fail at once.
 	serverErr error
+	// serverDone, when set, makes the server side succeed at once (a
+	// replayed output): the client must still run.
+	serverDone *perftest.Result
 	// tele returns the snapshot for call n (0-based); nil = error.
 	tele     func(n int) *telemetry.Device
 	gid      int
@@ -69,6 +72,9 @@ func (h *fakeHost) Probe(ctx context.Context, o perftest.Options) (*perftest.Res
 		h.net.record(fmt.Sprintf("%s server %d", h.Address(), o.TCPPort))
 		if h.serverErr != nil {
 			return &perftest.Result{ExitCode: 1}, h.serverErr
+		}
+		if h.serverDone != nil {
+			return h.serverDone, nil
 		}
 		select {
 		case res := <-h.net.port(o.TCPPort):

@@ -202,6 +202,14 @@ func TestRunOutcomes(t *testing.T) {
 			mutate: func(s *fabricSetup) { s.hosts["a"].serverErr = errors.New("host root missing") },
 		},
 		{
+			name: "server ends cleanly before the client starts: client still runs", result: "multisize_gbps.txt", exit: ExitPass, status: StatusPass,
+			msg: "92.96 Gb/s of 97.92 Gb/s ceiling",
+			mutate: func(s *fabricSetup) {
+				// Like a replayed output: the server side returns at once.
+				s.hosts["a"].serverDone = recorded(t, "multisize_gbps.txt")
+			},
+		},
+		{
 			name: "no agent for a host", result: "multisize_gbps.txt", exit: ExitError, status: StatusError,
 			class: "agent", host: "host.b", msg: "no agent for host.b",
 			mutate: func(s *fabricSetup) { delete(s.fabric.Hosts, "host.b") },
