@@ -237,11 +237,12 @@ func (e *Editor) policyClassMode(t []tok) error {
 		if len(t) < 2 {
 			return incompleteAt(endPos(t))
 		}
-		what := "qos-group"
+		whats := []string{"qos-group", "cos", "dscp"} // type qos: classify, or re-mark
 		if e.obj.Type == TypeNetworkQoS {
-			what = "cos"
+			whats = []string{"cos"}
 		}
-		if x, ok := kw(t[1], what); !ok || x != what {
+		what, ok := kw(t[1], whats...)
+		if !ok {
 			return invalidAt(t[1].pos)
 		}
 		if neg {
@@ -251,7 +252,10 @@ func (e *Editor) policyClassMode(t []tok) error {
 			return incompleteAt(endPos(t))
 		}
 		lo, hi := 0, 7
-		if what == "qos-group" {
+		switch {
+		case what == "dscp":
+			hi = 63
+		case what == "qos-group":
 			lo, hi = 1, 5
 			if c.Name == "class-default" {
 				lo = 0
@@ -602,7 +606,7 @@ func (e *Editor) interfaceMode(t []tok) error {
 		}
 		o.Lines = setLine(o.Lines, "shutdown", "shutdown")
 	default: // description, switchport, mtu, speed, channel-group, spanning-tree: kept as typed
-		if len(t) < 2 {
+		if len(t) < 2 && w != "switchport" {
 			return incompleteAt(endPos(t))
 		}
 		line := w + " " + joined(t[1:])
