@@ -238,14 +238,48 @@ type textWriter struct {
 	err   error
 }
 
+// line writes s as one logical line. Text from devices can hold newlines
+// and control characters: continuation lines are indented under the first,
+// and control characters are shown escaped so device output can never
+// drive the reader's terminal.
 func (tw *textWriter) line(color, s string) {
 	if tw.err != nil {
 		return
 	}
-	if tw.color && color != "" {
-		s = color + s + ansiReset
+	parts := strings.Split(s, "\n")
+	indent := parts[0][:len(parts[0])-len(strings.TrimLeft(parts[0], " "))] + "  "
+	for i, p := range parts {
+		p = printable(strings.TrimSuffix(p, "\r"))
+		if i > 0 {
+			p = indent + p
+		}
+		if tw.color && color != "" {
+			p = color + p + ansiReset
+		}
+		if _, tw.err = io.WriteString(tw.w, p+"\n"); tw.err != nil {
+			return
+		}
 	}
-	_, tw.err = io.WriteString(tw.w, s+"\n")
+}
+
+// printable replaces control characters (other than tab) with \xNN.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t') || (r >= 0x7f && r < 0xa0)
 }
 
 func (tw *textWriter) linef(color, format string, args ...any) {

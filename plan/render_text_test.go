@@ -119,6 +119,34 @@ func TestRenderTextDriftWithoutNote(t *testing.T) {
 	}
 }
 
+func TestRenderTextHostileDeviceText(t *testing.T) {
+	p := &Plan{Targets: []*TargetPlan{{
+		Address: "switch.x",
+		Error:   "first line\r\nsecond \x1b[2Jline\x07",
+	}, {
+		Address:  "switch.y",
+		Warnings: []string{"tab\tkept"},
+		Changes:  []Change{{Address: "a", Action: ActionUpdate, Before: "x\x1b]0;pwned\x07\n", After: "y\n"}},
+	}}}
+	var buf bytes.Buffer
+	if err := RenderText(&buf, p, TextOptions{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"switch.x: could not be read: first line" + ansiReset + "\n" + ansiRed + ansiBold + "  second \\x1b[2Jline\\x07" + ansiReset + "\n",
+		"      - x\\x1b]0;pwned\\x07",
+		"  warning: tab\tkept",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%q", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x07") || strings.Contains(out, "\r") {
+		t.Errorf("control characters from the device reached the terminal: %q", out)
+	}
+}
+
 func TestRenderTextNilAndWriteError(t *testing.T) {
 	var buf bytes.Buffer
 	if err := RenderText(&buf, nil, TextOptions{}); err != nil {
