@@ -23,6 +23,16 @@ func (sw *Switch) execTree() *cmdNode {
 	}
 	t.add("configure", conf)
 	t.add("configure terminal", conf)
+	// Session Manager (`configure session`) does not cover QoS on a 5000
+	// (ACL only) and is UNCONFIRMED for QoS on a 7000 (reference §3.1); the
+	// capability table says so per platform, and the simulator offers no
+	// session mode where it is off.
+	t.add("configure session <name>", func(s *session, _ []string) (string, error) {
+		if !s.sw.platform.Caps.SessionManagerQoS {
+			return "", fmt.Errorf("ERROR: configuration sessions do not cover QoS on %s; use configure terminal with checkpoint/rollback", s.sw.kind)
+		}
+		return "", fmt.Errorf("ERROR: configuration sessions are not simulated")
+	})
 	t.add("end", none)
 	t.add("exit", func(*session, []string) (string, error) { return "", errExit })
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,12 +103,19 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string
 	if err := t.checkVDC(pre, tp.Commands); err != nil {
 		return plan.StatusRefused, err
 	}
-	_, _, desired, err := t.diff(pre)
+	_, cmds, desired, err := t.diff(pre)
 	if err != nil {
 		return plan.StatusFailed, err
 	}
+	if !slices.Equal(cmds, tp.Commands) {
+		// Same switch state, other script: the policy changed since the
+		// plan. Sending the reviewed script would not reach what the policy
+		// now asks for, and sending another would not be what was reviewed.
+		return plan.StatusRefused, fmt.Errorf("%s: the policy now renders a different script than the plan holds (nothing was sent); re-run roce-plan and review it", t.Address())
+	}
 
 	x.checkpoint = t.checkpointName()
+	t.log.Info("applying", "target", t.Address(), "lines", len(tp.Commands), "checkpoint", x.checkpoint)
 	if _, err := c.command("checkpoint " + x.checkpoint); err != nil {
 		return plan.StatusFailed, fmt.Errorf("%s: create checkpoint %s (nothing was changed): %w", t.Address(), x.checkpoint, err)
 	}

@@ -194,3 +194,18 @@ func TestWrongPassword(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestPolicyChangedSincePlan: same switch state, but the policy now renders
+// another script: apply refuses and sends nothing.
+func TestPolicyChangedSincePlan(t *testing.T) {
+	r := newRig(t, rigOpts{kind: "nexus5000", start: "empty"})
+	tp := r.plan(t)
+	r.target.env.Fabric.Lossless[0].MTU = 4200
+	res, err := r.apply(t, tp)
+	if err == nil || res.Status != plan.StatusRefused || !strings.Contains(err.Error(), "re-run roce-plan") {
+		t.Fatalf("status %s err %v", res.Status, err)
+	}
+	if findCommand(res.Transcript, "checkpoint") != "" {
+		t.Error("changes were sent")
+	}
+}

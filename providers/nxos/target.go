@@ -157,11 +157,10 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	}
 	tp.Facts = st.facts()
 	tp.Fingerprint = st.fingerprint
-	changes, cmds, desired, err := t.diff(st)
+	changes, cmds, _, err := t.diff(st)
 	if err != nil {
 		return tp, err
 	}
-	_ = desired
 	if err := t.checkVDC(st, cmds); err != nil {
 		return tp, err
 	}
