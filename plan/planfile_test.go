@@ -22,7 +22,7 @@ func renderedJSON(t testing.TB, p *Plan) string {
 func writeFixturePlanFile(t *testing.T) (string, []byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "plan.roce")
-	if err := WritePlanFile(path, fixturePlan(), nil); err != nil {
+	if err := WritePlanFile(path, fixtureRenderPlan(), nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -33,7 +33,7 @@ func writeFixturePlanFile(t *testing.T) (string, []byte) {
 }
 
 func TestPlanFileRoundTrip(t *testing.T) {
-	for name, p := range map[string]*Plan{"fixture": fixturePlan(), "empty": emptyPlan(), "nil": nil} {
+	for name, p := range map[string]*Plan{"fixture": fixtureRenderPlan(), "empty": fixtureEmptyPlan(), "nil": nil} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "plan.roce")
 			if err := WritePlanFile(path, p, []string{"not-in-the-plan", ""}); err != nil {
@@ -89,7 +89,7 @@ func TestPlanFileEveryByteFlipRefused(t *testing.T) {
 func TestReadPlanFileRefuses(t *testing.T) {
 	_, good := writeFixturePlanFile(t)
 	var jsonRendering bytes.Buffer
-	if err := RenderJSON(&jsonRendering, fixturePlan()); err != nil {
+	if err := RenderJSON(&jsonRendering, fixtureRenderPlan()); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -141,7 +141,7 @@ func TestReadPlanFileRefuses(t *testing.T) {
 }
 
 func TestWritePlanFileRefusesSecrets(t *testing.T) {
-	p := fixturePlan()
+	p := fixtureRenderPlan()
 	p.Targets[1].Warnings = append(p.Targets[1].Warnings, `login as admin with "hunter2" failed`)
 	p.Targets[0].Changes[0].Note = "key <pem>\nline2"
 	tests := []struct {
@@ -184,7 +184,7 @@ func TestWritePlanFileRefusesSecrets(t *testing.T) {
 }
 
 func TestWritePlanFileRefusesSecretsByPosition(t *testing.T) {
-	p := fixturePlan()
+	p := fixtureRenderPlan()
 	p.Targets[0].Warnings = []string{"password hunter2 rejected"}
 	path := filepath.Join(t.TempDir(), "plan.roce")
 	err := WritePlanFile(path, p, []string{"", "other", "hunter2"})
@@ -198,13 +198,13 @@ func TestWritePlanFileRefusesSecretsByPosition(t *testing.T) {
 
 func TestWritePlanFileErrors(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "no", "such", "dir")
-	err := WritePlanFile(filepath.Join(dir, "plan.roce"), fixturePlan(), nil)
+	err := WritePlanFile(filepath.Join(dir, "plan.roce"), fixtureRenderPlan(), nil)
 	if err == nil || !strings.Contains(err.Error(), "saving plan to "+filepath.Join(dir, "plan.roce")) {
 		t.Errorf("err = %v", err)
 	}
 	// Overwriting an existing plan replaces it whole.
 	path, _ := writeFixturePlanFile(t)
-	if err := WritePlanFile(path, emptyPlan(), nil); err != nil {
+	if err := WritePlanFile(path, fixtureEmptyPlan(), nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadPlanFile(path)
@@ -219,11 +219,11 @@ func TestWritePlanFileErrors(t *testing.T) {
 // FuzzDecodePlanFile: arbitrary bytes never panic, and whatever is
 // accepted survives a write/read cycle unchanged.
 func FuzzDecodePlanFile(f *testing.F) {
-	good, err := encodePlanFile(fixturePlan())
+	good, err := encodePlanFile(fixtureRenderPlan())
 	if err != nil {
 		f.Fatal(err)
 	}
-	empty, err := encodePlanFile(emptyPlan())
+	empty, err := encodePlanFile(fixtureEmptyPlan())
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func newProgressClock(w io.Writer, label string, total int, isTerminal bool, now
 
 // Done records n more finished tasks; safe from many goroutines.
 func (p *Progress) Done(n int) {
-	if p == nil {
+	if p == nil || n <= 0 {
 		return
 	}
 	p.mu.Lock()

@@ -9,19 +9,19 @@ import (
 	"time"
 )
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
+// progressTestClock is a clock the test moves by hand.
+type progressTestClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *fakeClock) now() time.Time {
+func (c *progressTestClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *fakeClock) advance(d time.Duration) {
+func (c *progressTestClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
@@ -40,7 +40,7 @@ func TestProgressNotTerminalWritesNothing(t *testing.T) {
 }
 
 func TestProgressTerminal(t *testing.T) {
-	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := &progressTestClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	var buf bytes.Buffer
 	p := newProgressClock(&buf, "Reading targets", 120, true, clk.now)
 

@@ -21,7 +21,7 @@ func TestRenderApplyGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := tc.render(&buf, fixtureApplyReport()); err != nil {
+			if err := tc.render(&buf, fixtureRenderApplyReport()); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, tc.golden, buf.Bytes())
@@ -45,7 +45,7 @@ func TestApplySummary(t *testing.T) {
 		{"nil", nil, "Apply complete: 0 applied, 0 rolled back, 0 untouched, 0 failed."},
 		{"issue example", res(StatusApplied, StatusApplied, StatusApplied, StatusRolledBack, StatusUntouched, StatusUntouched),
 			"Apply complete: 3 applied, 1 rolled back, 2 untouched, 0 failed."},
-		{"fixture", fixtureApplyReport(),
+		{"fixture", fixtureRenderApplyReport(),
 			"Apply complete: 1 applied, 1 unchanged, 1 rolled back, 1 stale (re-run roce-plan), 1 refused, 2 untouched, 1 failed."},
 		{"unknown status counted", res("exploded", StatusApplied),
 			"Apply complete: 1 applied, 0 rolled back, 0 untouched, 0 failed, 1 with an unknown status."},
@@ -61,7 +61,7 @@ func TestApplySummary(t *testing.T) {
 
 func TestRenderApplyTextContent(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderApplyText(&buf, fixtureApplyReport(), false); err != nil {
+	if err := RenderApplyText(&buf, fixtureRenderApplyReport(), false); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -87,7 +87,7 @@ func TestRenderApplyTextContent(t *testing.T) {
 
 func TestRenderApplyJSONContent(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderApplyJSON(&buf, fixtureApplyReport()); err != nil {
+	if err := RenderApplyJSON(&buf, fixtureRenderApplyReport()); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

@@ -5,18 +5,18 @@ import (
 	"time"
 )
 
-// fixtureTime is when the fixture plan was "made"; fixed so goldens are
+// fixtureRenderTime is when the fixture plan was "made"; fixed so goldens are
 // stable.
-var fixtureTime = time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC)
+var fixtureRenderTime = time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC)
 
-// fixturePlan covers every case the renderers distinguish: NX-OS create,
+// fixtureRenderPlan covers every case the renderers distinguish: NX-OS create,
 // update and delete with commands; gNMI ops; a host change; drift; a
 // target that could not be read; an offline target; warnings; a target
 // with nothing to do.
-func fixturePlan() *Plan {
+func fixtureRenderPlan() *Plan {
 	return &Plan{
 		FormatVersion: FormatVersion,
-		CreatedAt:     fixtureTime,
+		CreatedAt:     fixtureRenderTime,
 		PolicyDir:     "examples/rocev2",
 		PolicyDigest:  "sha256:0f3c9a",
 		Targets: []*TargetPlan{
@@ -170,11 +170,11 @@ func fixturePlan() *Plan {
 	}
 }
 
-// emptyPlan has targets that are all up to date.
-func emptyPlan() *Plan {
+// fixtureEmptyPlan has targets that are all up to date.
+func fixtureEmptyPlan() *Plan {
 	return &Plan{
 		FormatVersion: FormatVersion,
-		CreatedAt:     fixtureTime,
+		CreatedAt:     fixtureRenderTime,
 		PolicyDir:     "examples/rocev2",
 		PolicyDigest:  "sha256:0f3c9a",
 		Targets: []*TargetPlan{
@@ -184,11 +184,11 @@ func emptyPlan() *Plan {
 	}
 }
 
-// fixtureApplyReport covers every apply status, transcripts included.
-func fixtureApplyReport() *ApplyReport {
+// fixtureRenderApplyReport covers every apply status, transcripts included.
+func fixtureRenderApplyReport() *ApplyReport {
 	return &ApplyReport{
-		Started:  fixtureTime,
-		Finished: fixtureTime.Add(42*time.Second + 120*time.Millisecond),
+		Started:  fixtureRenderTime,
+		Finished: fixtureRenderTime.Add(42*time.Second + 120*time.Millisecond),
 		Results: []*ApplyResult{
 			{Address: "switch.n5k-a", Status: StatusApplied, Duration: 8200 * time.Millisecond,
 				Transcript: []Exchange{{Command: "checkpoint roce-1", Response: "Done"}}},

@@ -16,8 +16,8 @@ func TestRenderJSONGolden(t *testing.T) {
 		golden string
 		plan   *Plan
 	}{
-		{"plan.json", fixturePlan()},
-		{"empty.json", emptyPlan()},
+		{"plan.json", fixtureRenderPlan()},
+		{"empty.json", fixtureEmptyPlan()},
 		{"nil.json", nil},
 	}
 	for _, tc := range tests {
@@ -33,7 +33,7 @@ func TestRenderJSONGolden(t *testing.T) {
 
 func TestRenderJSONShape(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderJSON(&buf, fixturePlan()); err != nil {
+	if err := RenderJSON(&buf, fixtureRenderPlan()); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -58,7 +58,7 @@ func TestRenderJSONShape(t *testing.T) {
 	// Same plan, same bytes (map order must not leak in).
 	for i := 0; i < 5; i++ {
 		var b bytes.Buffer
-		if err := RenderJSON(&b, fixturePlan()); err != nil {
+		if err := RenderJSON(&b, fixtureRenderPlan()); err != nil {
 			t.Fatal(err)
 		}
 		if b.String() != out {
@@ -98,7 +98,7 @@ func TestRenderJSONNormalizes(t *testing.T) {
 func TestJSONMatchesSchema(t *testing.T) {
 	s := loadSchema(t)
 	var buf bytes.Buffer
-	for _, p := range []*Plan{fixturePlan(), emptyPlan(), nil} {
+	for _, p := range []*Plan{fixtureRenderPlan(), fixtureEmptyPlan(), nil} {
 		buf.Reset()
 		if err := RenderJSON(&buf, p); err != nil {
 			t.Fatal(err)
@@ -108,7 +108,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "plan.roce")
-	if err := WritePlanFile(path, fixturePlan(), nil); err != nil {
+	if err := WritePlanFile(path, fixtureRenderPlan(), nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -118,7 +118,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	if errs := s.validate(data, "#/$defs/plan_file"); len(errs) > 0 {
 		t.Errorf("plan file violates the schema:\n%s", strings.Join(errs, "\n"))
 	}
-	for _, r := range []*ApplyReport{fixtureApplyReport(), {}, nil} {
+	for _, r := range []*ApplyReport{fixtureRenderApplyReport(), {}, nil} {
 		buf.Reset()
 		if err := RenderApplyJSON(&buf, r); err != nil {
 			t.Fatal(err)

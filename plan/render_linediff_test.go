@@ -8,7 +8,7 @@ import (
 )
 
 // sides rebuilds the before and after line lists a diff claims.
-func sides(d []diffLine) (before, after []string) {
+func diffSides(d []diffLine) (before, after []string) {
 	for _, l := range d {
 		switch l.Kind {
 		case ' ':
@@ -22,7 +22,7 @@ func sides(d []diffLine) (before, after []string) {
 	return before, after
 }
 
-func render(d []diffLine) string {
+func diffText(d []diffLine) string {
 	var b strings.Builder
 	for _, l := range d {
 		b.WriteString(string(l.Kind) + l.Text + "\n")
@@ -45,7 +45,7 @@ func TestDiffLines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := render(diffLines(tc.before, tc.after)); got != tc.want {
+			if got := diffText(diffLines(tc.before, tc.after)); got != tc.want {
 				t.Errorf("diff =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -63,7 +63,7 @@ func TestDiffLinesHugeFallsBack(t *testing.T) {
 	before := "head\n" + a.String() + "tail\n"
 	after := "head\n" + b.String() + "tail\n"
 	d := diffLines(before, after)
-	gb, ga := sides(d)
+	gb, ga := diffSides(d)
 	if !reflect.DeepEqual(gb, splitLines(before)) || !reflect.DeepEqual(ga, splitLines(after)) {
 		t.Fatal("fallback diff does not reproduce its inputs")
 	}
@@ -84,7 +84,7 @@ func TestElide(t *testing.T) {
 		{10, " 1\n 2\n 3\n 4\n-5\n+X\n 6\n 7\n 8\n 9\n"},
 	}
 	for _, tc := range tests {
-		if got := render(elide(d, tc.ctx)); got != tc.want {
+		if got := diffText(elide(d, tc.ctx)); got != tc.want {
 			t.Errorf("elide(ctx=%d) =\n%s\nwant\n%s", tc.ctx, got, tc.want)
 		}
 	}
@@ -101,7 +101,7 @@ func FuzzDiffLines(f *testing.F) {
 	f.Add("policy-map\n  class a\n    mtu 1500\n", "policy-map\n  class a\n    mtu 9216\n  class b\n")
 	f.Fuzz(func(t *testing.T, before, after string) {
 		d := diffLines(before, after)
-		gb, ga := sides(d)
+		gb, ga := diffSides(d)
 		if !reflect.DeepEqual(gb, splitLines(before)) || !reflect.DeepEqual(ga, splitLines(after)) {
 			t.Fatalf("diff of %q -> %q does not reproduce its inputs: %v", before, after, d)
 		}

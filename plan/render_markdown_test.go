@@ -12,8 +12,8 @@ func TestRenderMarkdownGolden(t *testing.T) {
 		golden string
 		plan   *Plan
 	}{
-		{"plan.md", fixturePlan()},
-		{"empty.md", emptyPlan()},
+		{"plan.md", fixtureRenderPlan()},
+		{"empty.md", fixtureEmptyPlan()},
 	}
 	for _, tc := range tests {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -28,7 +28,7 @@ func TestRenderMarkdownGolden(t *testing.T) {
 
 func TestRenderMarkdownContent(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderMarkdown(&buf, fixturePlan()); err != nil {
+	if err := RenderMarkdown(&buf, fixtureRenderPlan()); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -86,9 +86,9 @@ func TestMarkdownEscaping(t *testing.T) {
 	}
 }
 
-// bigPlan has n changed targets with a long diff each.
-func bigPlan(n int) *Plan {
-	p := &Plan{FormatVersion: FormatVersion, CreatedAt: fixtureTime}
+// bigMarkdownPlan has n changed targets with a long diff each.
+func bigMarkdownPlan(n int) *Plan {
+	p := &Plan{FormatVersion: FormatVersion, CreatedAt: fixtureRenderTime}
 	var before, after strings.Builder
 	for i := 0; i < 40; i++ {
 		fmt.Fprintf(&before, "interface Ethernet1/%d\n  mtu 1500\n", i)
@@ -105,7 +105,7 @@ func bigPlan(n int) *Plan {
 
 func TestRenderMarkdownFitsInAComment(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderMarkdown(&buf, bigPlan(300)); err != nil {
+	if err := RenderMarkdown(&buf, bigMarkdownPlan(300)); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

@@ -3,7 +3,7 @@ package plan
 import "testing"
 
 func TestCountPlan(t *testing.T) {
-	got := CountPlan(fixturePlan())
+	got := CountPlan(fixtureRenderPlan())
 	want := Counts{Create: 2, Update: 4, Delete: 2, TargetsChanged: 4, TargetsTotal: 6, TargetsFailed: 1,
 		TargetsOffline: 1, Drift: 1, WorstDisruption: DisruptionLink}
 	if got != want {
@@ -25,8 +25,8 @@ func TestSummary(t *testing.T) {
 	}{
 		{"nil", nil, "No changes. The policy names no targets."},
 		{"no targets", &Plan{}, "No changes. The policy names no targets."},
-		{"all up to date", emptyPlan(), "No changes. The fabric matches the policy."},
-		{"fixture", fixturePlan(), "Plan: 2 to create, 4 to change, 2 to destroy on 4 of 6 targets; 1 target unreadable; drift on 1 object; 1 target planned offline; worst disruption: link flap."},
+		{"all up to date", fixtureEmptyPlan(), "No changes. The fabric matches the policy."},
+		{"fixture", fixtureRenderPlan(), "Plan: 2 to create, 4 to change, 2 to destroy on 4 of 6 targets; 1 target unreadable; drift on 1 object; 1 target planned offline; worst disruption: link flap."},
 		{"no changes but unreadable", &Plan{Targets: []*TargetPlan{{Address: "a"}, {Address: "b", Error: "x"}, {Address: "c", Error: "y"}}},
 			"No changes on the 1 readable target; 2 targets unreadable."},
 		{"nothing readable", &Plan{Targets: []*TargetPlan{{Address: "a", Error: "x"}}},

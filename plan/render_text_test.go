@@ -13,11 +13,11 @@ func TestRenderTextGolden(t *testing.T) {
 		plan   *Plan
 		opts   TextOptions
 	}{
-		{"plan.txt", fixturePlan(), TextOptions{}},
-		{"plan-color.txt", fixturePlan(), TextOptions{Color: true}},
-		{"plan-verbose.txt", fixturePlan(), TextOptions{Verbose: true}},
-		{"empty.txt", emptyPlan(), TextOptions{}},
-		{"empty-verbose.txt", emptyPlan(), TextOptions{Verbose: true}},
+		{"plan.txt", fixtureRenderPlan(), TextOptions{}},
+		{"plan-color.txt", fixtureRenderPlan(), TextOptions{Color: true}},
+		{"plan-verbose.txt", fixtureRenderPlan(), TextOptions{Verbose: true}},
+		{"empty.txt", fixtureEmptyPlan(), TextOptions{}},
+		{"empty-verbose.txt", fixtureEmptyPlan(), TextOptions{Verbose: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -38,7 +38,7 @@ func TestRenderTextContent(t *testing.T) {
 		buf  *bytes.Buffer
 		opts TextOptions
 	}{{&plain, TextOptions{}}, {&color, TextOptions{Color: true}}, {&verbose, TextOptions{Verbose: true}}} {
-		if err := RenderText(r.buf, fixturePlan(), r.opts); err != nil {
+		if err := RenderText(r.buf, fixtureRenderPlan(), r.opts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,12 +156,12 @@ func TestRenderTextNilAndWriteError(t *testing.T) {
 		t.Errorf("nil plan: %q", got)
 	}
 	boom := errors.New("disk full")
-	if err := RenderText(failWriter{boom}, fixturePlan(), TextOptions{}); !errors.Is(err, boom) {
+	if err := RenderText(failingWriter{boom}, fixtureRenderPlan(), TextOptions{}); !errors.Is(err, boom) {
 		t.Errorf("write error not returned: %v", err)
 	}
 }
 
-// failWriter fails every write.
-type failWriter struct{ err error }
+// failingWriter fails every write.
+type failingWriter struct{ err error }
 
-func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }

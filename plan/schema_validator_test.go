@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,7 +14,7 @@ import (
 
 // schemaFile is the documented JSON Schema of plans, plan files and apply
 // reports.
-var schemaFile = filepath.Join("..", "docs", "plan.schema.json")
+const schemaFile = "../docs/plan.schema.json"
 
 // jsonSchema validates documents against the subset of JSON Schema 2020-12
 // used by docs/plan.schema.json, and records which documented properties a
@@ -212,7 +211,7 @@ func (s *jsonSchema) documented(defs ...string) []string {
 func TestSchemaValidatorRejects(t *testing.T) {
 	s := loadSchema(t)
 	var buf bytes.Buffer
-	if err := RenderJSON(&buf, fixturePlan()); err != nil {
+	if err := RenderJSON(&buf, fixtureRenderPlan()); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.String()
