@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/rocefabric/roce/nics/perftest"
@@ -75,6 +76,15 @@ type Options struct {
 	ServerStartDelay time.Duration
 	// Now stamps the report; nil = time.Now (tests pin it).
 	Now func() time.Time
+	// Logger gets progress (one line per round and per probe); nil = silent.
+	Logger *slog.Logger
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 func (o Options) parallelism() int {

@@ -172,6 +172,8 @@ func (r *runner) telemetryFailed(addr string, err error) {
 // checks counters. Ports are basePort, basePort+1, ... per pair, so pairs
 // never share a rendezvous port even when their agents share a machine.
 func (r *runner) runRound(ctx context.Context, class *policies.Lossless, round []Pair, basePort int) {
+	log := r.opts.logger()
+	log.Info("probe round", "class", class.Name, "round", round[0].Round, "pairs", len(round))
 	scopes := r.roundScopes(class, round)
 	before := r.snapshot(ctx, scopes)
 	start := time.Now()
@@ -185,6 +187,7 @@ func (r *runner) runRound(ctx context.Context, class *policies.Lossless, round [
 			r.sem <- struct{}{}
 			defer func() { <-r.sem }()
 			probes[i] = r.runPair(ctx, class, p, basePort+i, before)
+			log.Info("probe done", "probe", probes[i].Name(), "status", probes[i].Status, "avg_gbps", probes[i].AvgGbps, "message", probes[i].Message)
 		}()
 	}
 	wg.Wait()
@@ -220,9 +223,10 @@ func (r *runner) roundScopes(class *policies.Lossless, round []Pair) []deviceSco
 }
 
 // snapshotRest reads versions from selected devices no round touched, so a
-// baseline covers every device, and checks their PFC state once.
+// baseline covers every device, and checks their PFC state once (hosts: the
+// NICs of each class they carry; switches: their interfaces).
 func (r *runner) snapshotRest(ctx context.Context) {
-	var scopes []deviceScope
+	var devices, checks []deviceScope
 	r.mu.Lock()
 	seen := func(a string) bool { _, ok := r.latest[a]; return ok || r.failed[a] }
 	for _, sw := range r.f.Policy.Switches {
@@ -236,22 +240,34 @@ func (r *runner) snapshotRest(ctx context.Context) {
 				classes = append(classes, c)
 			}
 		}
-		scopes = append(scopes, deviceScope{Addr: a, Ports: sw.Interfaces, Classes: classes})
+		devices = append(devices, deviceScope{Addr: a})
+		checks = append(checks, deviceScope{Addr: a, Ports: sw.Interfaces, Classes: classes})
 	}
 	for _, h := range r.f.Policy.Hosts {
 		a := "host." + h.Name
 		if !r.opts.selected(a) || seen(a) {
 			continue
 		}
-		scopes = append(scopes, deviceScope{Addr: a})
+		devices = append(devices, deviceScope{Addr: a})
+		for _, c := range r.f.Policy.Lossless {
+			var ports []string
+			for _, n := range h.NICs {
+				if n.Lossless == c.Name || (n.Lossless == "" && len(r.f.Policy.Lossless) == 1) {
+					ports = append(ports, n.Netdev)
+				}
+			}
+			if len(ports) > 0 {
+				checks = append(checks, deviceScope{Addr: a, Ports: ports, Classes: []*policies.Lossless{c}})
+			}
+		}
 	}
 	r.mu.Unlock()
-	if len(scopes) == 0 {
+	if len(devices) == 0 {
 		return
 	}
-	sort.Slice(scopes, func(i, j int) bool { return scopes[i].Addr < scopes[j].Addr })
-	snap := r.snapshot(ctx, scopes)
-	for _, s := range scopes {
+	snap := r.snapshot(ctx, devices)
+	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Addr < checks[j].Addr })
+	for _, s := range checks {
 		r.rep.Checks = append(r.rep.Checks, counterChecks(counterInput{Scope: s, After: snap[s.Addr]})...)
 	}
 }

@@ -338,6 +338,13 @@ func TestRunOddHostsAndTargets(t *testing.T) {
 	if c := findCheck(rep, CheckPFCOperational, "switch.leaf1"); c == nil || c.Status != StatusPass {
 		t.Errorf("selected switch.leaf1 state check = %+v", c)
 	}
+	// The unpaired host still gets its PFC state checked on its class NIC.
+	if c := findCheck(rep, CheckPFCOperational, "host.a"); c == nil || c.Status != StatusPass || c.Round != 0 || !strings.Contains(c.Message, "1 port(s)") {
+		t.Errorf("unpaired host.a state check = %+v", c)
+	}
+	if rep.Versions["host.a"]["fw.mlx5_0"] != "16.35.2000" {
+		t.Errorf("versions of the unpaired host not recorded: %v", rep.Versions)
+	}
 }
 
 func TestRunErrors(t *testing.T) {

@@ -108,7 +108,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 		return fail("-baseline and -record-baseline name the same file %s; record to a new file", f.baseline)
 	}
 
+	log, err := c.Logger(stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
 	opts := verify.Options{
+		Logger:           log,
 		Targets:          c.Targets,
 		Parallelism:      c.Parallelism,
 		TolerancePercent: f.tolerance,
@@ -130,10 +135,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 		opts.Baseline = b
 	}
 
-	log, err := c.Logger(stderr)
-	if err != nil {
-		return fail("%v", err)
-	}
 	fab, _, err := c.LoadFabric(dir, stderr)
 	if err != nil {
 		return cli.ExitError
