@@ -27,8 +27,8 @@ type sideResult struct {
 // when the client fails, the server is cancelled so no perftest server is
 // left waiting. snaps holds the round's "before" telemetry, for link rate
 // and MTU.
-func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, port int, snaps map[string]*telemetry.Device) Probe {
-	pr := Probe{
+func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, port int, snaps map[string]*telemetry.Device) (pr Probe) {
+	pr = Probe{
 		Class: class.Name, Round: p.Round,
 		Server: p.Server.Addr(), Client: p.Client.Addr(),
 		ServerNIC: p.Server.NIC.Netdev, ClientNIC: p.Client.NIC.Netdev,

@@ -70,6 +70,9 @@ func TestRunAllPass(t *testing.T) {
 		t.Fatalf("%d probes, want 2 (4 hosts, one round)", len(rep.Probes))
 	}
 	for _, p := range rep.Probes {
+		if p.Seconds <= 0 {
+			t.Errorf("probe %s has no duration", p.Name())
+		}
 		if p.ServerSwitch == p.ClientSwitch {
 			t.Errorf("probe %s stays on %s; cross-switch pairs exist", p.Name(), p.ServerSwitch)
 		}
