@@ -590,3 +590,30 @@ func describeDiags(diags hcl.Diagnostics) string {
 	}
 	return b.String()
 }
+
+func TestLoadBadInputMore(t *testing.T) {
+	for _, tc := range moreBadCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			opts := tc.opts
+			opts.Getenv = noEnv
+			f, _, diags := Load(dir, opts)
+			if f != nil || !diags.HasErrors() {
+				t.Fatalf("want an error and no fabric; got fabric=%v diags:\n%s", f != nil, describeDiags(diags))
+			}
+			d := findDiag(diags, tc.want)
+			if d == nil {
+				t.Fatalf("no diagnostic contains %q; got:\n%s", tc.want, describeDiags(diags))
+			}
+			if d.Severity != hcl.DiagError {
+				t.Errorf("diagnostic %q is a warning, want an error", d.Summary)
+			}
+			if got := diagPos(d); got != tc.pos {
+				t.Errorf("diagnostic %q at %q, want %q", d.Summary, got, tc.pos)
+			}
+		})
+	}
+}
