@@ -44,9 +44,11 @@ func defaultsFor(platform string) (platformDefaults, error) {
 }
 
 // seriesOf classifies a 7000 line card by its model prefix (reference
-// §2.5): N7K-F… is F-series, N7K-M… is M-series.
+// §2.5): N7K-F… is F-series, N7K-M… is M-series; supervisors are "sup".
 func seriesOf(model string) string {
 	switch {
+	case strings.Contains(model, "-SUP"):
+		return "sup"
 	case strings.HasPrefix(model, "N7K-F"):
 		return "F"
 	case strings.HasPrefix(model, "N7K-M"):

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,9 +60,6 @@ func New(opts Options) (*Switch, error) {
 		faults:   opts.Faults,
 		now:      time.Now,
 	}
-	if s.hostname == "" {
-		s.hostname = "switch"
-	}
 	if s.vdc != "" && s.kind != "nexus7000" {
 		return nil, fmt.Errorf("nxsim %s: VDC %q set, but only a nexus7000 has VDCs", s.hostname, s.vdc)
 	}
@@ -111,6 +109,10 @@ func New(opts Options) (*Switch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nxsim %s: startup config: %w", s.hostname, err)
 	}
+	s.adoptStartup(opts.Hostname == "")
+	if s.hostname == "" {
+		s.hostname = "switch"
+	}
 	s.exec = s.execTree()
 	if s.hostKey == nil {
 		_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -123,6 +125,28 @@ func New(opts Options) (*Switch, error) {
 		}
 	}
 	return s, nil
+}
+
+// adoptStartup drops the `version` line of a saved running-config (the
+// switch prints its own release there) and, when no hostname was given,
+// takes the config's `hostname` line.
+func (s *Switch) adoptStartup(takeHostname bool) {
+	objs := s.cfg.Objects[:0]
+	for _, o := range s.cfg.Objects {
+		f := strings.Fields(o.Header)
+		if o.Kind == nexus.KindRaw && len(f) == 2 && len(o.Lines) == 0 {
+			switch f[0] {
+			case "version":
+				continue
+			case "hostname", "switchname":
+				if takeHostname {
+					s.hostname = f[1]
+				}
+			}
+		}
+		objs = append(objs, o)
+	}
+	s.cfg.Objects = objs
 }
 
 // imageFor names the system image file the way the release would, e.g.

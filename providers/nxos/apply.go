@@ -164,8 +164,11 @@ func changeAddresses(cs []plan.Change) string {
 }
 
 // undo rolls back after cause. When the session is gone it reconnects
-// first.
+// first. The rollback runs even when ctx was cancelled (an interrupted
+// apply must not leave the switch half-configured); it is bounded by the
+// reconnection attempts and the operation timeout instead.
 func (t *Target) undo(ctx context.Context, x *txn, c *conn, cause error) (string, error) {
+	ctx = context.WithoutCancel(ctx)
 	if errors.Is(cause, errConnection) || !c.tr.IsAlive() {
 		return t.recoverAndRollback(ctx, x, cause)
 	}
