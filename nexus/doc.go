@@ -30,3 +30,20 @@
 // place. The foreign policy-map object itself is left untouched (detached);
 // the Change for `system qos` says so in its Note.
 package nexus
+
+// Editor behaviour that is modelled rather than quoted from Cisco text:
+//
+//   - A line the current sub-mode does not know is tried in the parent modes
+//     (as NX-OS does), so scripts need no `exit` lines.
+//   - Objects must exist before they are referenced (ACL → class-map →
+//     policy-map → service-policy) and cannot be deleted while referenced.
+//   - PFC `mode on` and link-level `flowcontrol ... on` are refused together
+//     on one port (reference §1.5); PFC is refused on M-series ports.
+//   - `pause no-drop` on class-default is refused unless
+//     Caps.ClassDefaultNoDrop (UNCONFIRMED, reference §1.1); queue-limit on
+//     a no-drop class is refused (reference §1.2).
+//   - Nexus 7000 network-qos exists only as `qos copy` of a template; only
+//     the template's classes can be edited (reference §2.4, UNCONFIRMED).
+//   - A queuing policy whose bandwidth adds up to more than 100 % cannot be
+//     attached. Editing an attached policy in place is allowed.
+//   - A refused line changes neither the configuration nor the mode.

@@ -102,8 +102,9 @@ func FuzzParseShowQueuing(f *testing.F) {
 	})
 }
 
-// FuzzEditor: random lines never panic, a refused line is a *CLIError, and
-// the config stays printable and parseable after every line.
+// FuzzEditor: random lines never panic, a refused line is a *CLIError that
+// changes neither the config nor the mode, and the config stays printable
+// and parseable.
 func FuzzEditor(f *testing.F) {
 	for _, s := range []string{
 		"class-map type qos match-any X\nmatch cos 3\npolicy-map type qos P\nclass X\nset qos-group 2",
@@ -127,9 +128,13 @@ func FuzzEditor(f *testing.F) {
 		}
 		e := NewEditor(cfg, p, testModules7000)
 		for _, l := range strings.Split(script, "\n") {
+			before, mode := cfg.String(), e.Mode()
 			if err := e.Line(l); err != nil {
 				if _, ok := err.(*CLIError); !ok {
 					t.Fatalf("%q: error %T is not a *CLIError", l, err)
+				}
+				if cfg.String() != before || e.Mode() != mode {
+					t.Fatalf("refused line %q changed the config or the mode", l)
 				}
 			}
 			if !e.InConfig() {
