@@ -66,7 +66,7 @@ func (r *reader) value(name string, ty cty.Type, want string) (cty.Value, bool) 
 		r.errorAt(a.Expr.Range(), "Value not known", fmt.Sprintf("%s: %s must be known when the policy is loaded.", r.what, name))
 		return cty.NilVal, false
 	}
-	v, _ = v.Unmark()
+	v, _ = v.UnmarkDeep()
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
 		r.errorAt(a.Expr.Range(), "Incorrect attribute value type",
@@ -98,13 +98,14 @@ func (r *reader) integer(name string, dst *int, lo, hi int) bool {
 	if !ok {
 		return false
 	}
-	n, acc := v.AsBigFloat().Int64()
-	if acc != big.Exact || !v.AsBigFloat().IsInt() {
-		r.attrError(name, "Invalid value", fmt.Sprintf("%s: %s must be a whole number.", r.what, name))
+	bf := v.AsBigFloat()
+	if !bf.IsInt() {
+		r.attrError(name, "Invalid value", fmt.Sprintf("%s: %s = %s must be a whole number.", r.what, name, bf.Text('g', -1)))
 		return false
 	}
-	if n < int64(lo) || n > int64(hi) {
-		r.attrError(name, "Value out of range", fmt.Sprintf("%s: %s = %d is outside %d-%d.", r.what, name, n, lo, hi))
+	n, acc := bf.Int64()
+	if acc != big.Exact || n < int64(lo) || n > int64(hi) {
+		r.attrError(name, "Value out of range", fmt.Sprintf("%s: %s = %s is outside %d-%d.", r.what, name, bf.Text('f', 0), lo, hi))
 		return false
 	}
 	*dst = int(n)

@@ -20,6 +20,10 @@ var moreBadCases = []badCase{
 		want: "A policy has at most one probe block", pos: "main.hcl:4:1"},
 	{name: "rollout batch size 0", src: "rollout {\n  batch_size = 0\n}\n" + losslessCoS4 + tailAll,
 		want: "batch_size = 0 is outside 1-", pos: "main.hcl:2:3"},
+	{name: "fractional port", src: "host \"h\" {\n  local = true\n  nic \"e\" {\n    vlan = 1\n    port = 1.5\n  }\n}\n" + losslessCoS4 + tailCreds + tailN5K,
+		want: "port = 1.5 must be a whole number", pos: "main.hcl:5:5"},
+	{name: "huge number", src: "rollout {\n  canary = 1e30\n}\n" + losslessCoS4 + tailAll,
+		want: "canary = 1000000000000000000000000000000 is outside 0-1048576", pos: "main.hcl:2:3"},
 	{name: "rollout bad pause", src: "rollout {\n  pause = 30\n}\n" + losslessCoS4 + tailAll,
 		want: `pause = "30" is not a duration`, pos: "main.hcl:2:3"},
 

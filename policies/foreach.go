@@ -42,7 +42,7 @@ func (l *loader) expand(b *hcl.Block, attrs hcl.Attributes, ctx *hcl.EvalContext
 	if v.IsNull() || !v.IsWhollyKnown() {
 		return bad("for_each must be a known map, or a set of strings.")
 	}
-	v, _ = v.Unmark()
+	v, _ = v.UnmarkDeep()
 	t := v.Type()
 	switch {
 	case t.IsMapType() || t.IsObjectType():
