@@ -170,11 +170,15 @@ func Default() Table {
 			Transaction:            "checkpoint-rollback",
 		},
 		"gnmi/openconfig": {
-			Kind:             "gnmi/openconfig",
-			MatchEthertype:   true,
-			MatchUDPPort:     true,
-			MatchAll:         false,
-			MatchCoS:         true,
+			Kind: "gnmi/openconfig",
+			// An ETHERNET classifier exists but cannot be bound to an
+			// interface: the binding key is IPV4/IPV6/MPLS only
+			// (reference/gnmi.md §0.3).
+			MatchEthertype: false,
+			MatchUDPPort:   true, // ipv4 protocol 17 + transport destination-port
+			MatchAll:       false,
+			// Classifier terms have no 802.1p condition (reference/gnmi.md §0.3).
+			MatchCoS:         false,
 			MatchDSCP:        true,
 			MaxNoDropClasses: 0,
 			MinMTU:           1500,
@@ -184,7 +188,9 @@ func Default() Table {
 			ECN:              true,
 		},
 		"gnmi/arista": {
-			Kind:             "gnmi/arista",
+			Kind: "gnmi/arista",
+			// Arista's deviations drop transport conditions: RoCE v2 is
+			// classified by its DSCP (reference/gnmi.md §2.1).
 			MatchUDPPort:     false,
 			MatchCoS:         true,
 			MatchDSCP:        true,
@@ -211,14 +217,21 @@ func Default() Table {
 		},
 		"gnmi/srlinux": {
 			Kind:             "gnmi/srlinux",
-			MatchCoS:         true,
-			MatchDSCP:        true,
+			MatchCoS:         true, // pfc-queue dot1p
+			MatchDSCP:        true, // dscp-policy classifier -> forwarding class
 			MaxNoDropClasses: 2,
 			MinMTU:           1500,
 			MaxMTU:           9412,
 			PFC:              true,
 			Transaction:      "gnmi-set-commit-confirmed",
-			ECN:              true,
+			// WRED slopes are keyed by traffic type and drop probability
+			// (reference/gnmi.md §2.4); the profile does not render them yet.
+			ECN: false,
+			// SR Linux has PFC deadlock detection (pfc-mapping-profile
+			// received-pfc-pause-frames/deadlock, reference/gnmi.md §2.4) and
+			// the srlinux profile renders it, but whether it is the same
+			// watchdog semantics as drop/forward is UNCONFIRMED: off here.
+			PFCWatchdog: false,
 		},
 	}
 }
