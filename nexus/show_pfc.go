@@ -97,7 +97,7 @@ func FormatShowPFC(rows []PFCStatus) string {
 		if r.Oper {
 			oper = fmt.Sprintf("On   (%x)", r.VLBitmap)
 		}
-		fmt.Fprintf(&b, "%-18s %-4s %-14s %-10d %d\n", r.Interface, r.Mode, oper, r.RxPPP, r.TxPPP)
+		fmt.Fprintf(&b, "%-18s %-4s %-13s %-10d %d\n", r.Interface, r.Mode, oper, r.RxPPP, r.TxPPP)
 	}
 	return b.String()
 }

@@ -173,3 +173,21 @@ func TestParseShowQueuing(t *testing.T) {
 		}
 	}
 }
+
+// The formatters print the columns where the reference samples have them.
+func TestFormatColumns(t *testing.T) {
+	got := FormatShowPFC([]PFCStatus{{Interface: "Ethernet1/47", Mode: "Auto", RxPPP: 7316, TxPPP: 762946}, {Interface: "Ethernet1/2", Mode: "Auto", Oper: true, VLBitmap: 8, RxPPP: 4088353, TxPPP: 1890}})
+	for _, want := range []string{
+		"Ethernet1/47       Auto Off           7316       762946\n",
+		"Ethernet1/2        Auto On   (8)      4088353    1890\n",
+		"Port               Mode Oper(VL bmap)  RxPPP      TxPPP\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("FormatShowPFC lacks %q:\n%s", want, got)
+		}
+	}
+	mods := FormatShowModule([]Module{{Slot: 2, Ports: 48, Type: "NX-OSv Ethernet Module", Model: "N7K-F248XP-25", Status: "ok"}})
+	if !strings.Contains(mods, "2    48     NX-OSv Ethernet Module              N7K-F248XP-25      ok\n") {
+		t.Errorf("FormatShowModule:\n%s", mods)
+	}
+}
