@@ -116,3 +116,21 @@ func FuzzDiffLines(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDiffLines diffs two 1000-line configurations differing in every
+// tenth line.
+func BenchmarkDiffLines(b *testing.B) {
+	var before, after strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&before, "line %d\n", i)
+		if i%10 == 0 {
+			fmt.Fprintf(&after, "changed %d\n", i)
+		} else {
+			fmt.Fprintf(&after, "line %d\n", i)
+		}
+	}
+	x, y := before.String(), after.String()
+	for b.Loop() {
+		diffLines(x, y)
+	}
+}

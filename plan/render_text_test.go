@@ -165,3 +165,16 @@ func TestRenderTextNilAndWriteError(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// BenchmarkRenderText renders a 300-switch plan with a 40-interface diff
+// on each (the size of a large fabric's first plan).
+func BenchmarkRenderText(b *testing.B) {
+	p := bigMarkdownPlan(300)
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := RenderText(&buf, p, TextOptions{Color: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
