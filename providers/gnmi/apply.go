@@ -52,6 +52,9 @@ func (t *target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyRes
 	if err != nil {
 		return done(plan.StatusRefused, fmt.Errorf("%s: plan ops: %w", t.Address(), err))
 	}
+	if t.encoding == gpb.Encoding_JSON {
+		useJSON(req)
+	}
 	commitID := ""
 	if t.useCommit() {
 		commitID = fmt.Sprintf("roce-%d", time.Now().UnixNano())
@@ -148,11 +151,9 @@ func (t *target) proveRestored(ctx context.Context, res *plan.ApplyResult, want 
 // before they were sent.
 func revertRequest(ops []plan.Op, before *planState, keysOf gpath.KeysOf) (*gpb.SetRequest, error) {
 	pre := leafMap{}
-	origins := map[string]string{}
-	for i, ls := range before.snap.objects {
+	for _, ls := range before.snap.objects {
 		for _, l := range ls {
 			pre[l.Path.Key()] = l
-			origins[l.Path.Key()] = before.desired.Objects[i].Origin
 		}
 	}
 	for _, it := range before.snap.owned {
@@ -223,4 +224,15 @@ func revertRequest(ops []plan.Op, before *planState, keysOf gpath.KeysOf) (*gpb.
 		}
 	}
 	return SetRequestFromOps(append(append(dels, reps...), upds...))
+}
+
+// useJSON moves values to json_val for targets that lack JSON_IETF. The
+// bytes are unchanged: our values carry no module prefixes that plain JSON
+// would forbid except on augment members, which such targets ignore.
+func useJSON(req *gpb.SetRequest) {
+	for _, u := range append(append([]*gpb.Update(nil), req.Replace...), req.Update...) {
+		if v, ok := u.GetVal().GetValue().(*gpb.TypedValue_JsonIetfVal); ok {
+			u.Val = &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: v.JsonIetfVal}}
+		}
+	}
 }

@@ -125,14 +125,14 @@ func (p *ocProfile) render(in Input) (*Desired, error) {
 		} else if c.BandwidthPercent > 0 {
 			needSched = true
 		}
-		d.add(Entry, ocOrigin, "/qos/queues/queue[name="+q+"]", queue, plan.DisruptionBrief)
-		d.add(Entry, ocOrigin, "/qos/forwarding-groups/forwarding-group[name="+q+"]", map[string]any{
+		d.add(Entry, ocOrigin, "/qos/queues/queue[name="+gpath.EscapeKey(q)+"]", queue, plan.DisruptionBrief)
+		d.add(Entry, ocOrigin, "/qos/forwarding-groups/forwarding-group[name="+gpath.EscapeKey(q)+"]", map[string]any{
 			"name": q, "config": map[string]any{"name": q, "output-queue": q},
 		}, plan.DisruptionBrief)
 		if !p.arista && c.ECN != nil {
 			e := c.ECN
 			qmp := q + "-ECN"
-			d.add(Entry, ocOrigin, "/qos/queue-management-profiles/queue-management-profile[name="+qmp+"]", map[string]any{
+			d.add(Entry, ocOrigin, "/qos/queue-management-profiles/queue-management-profile[name="+gpath.EscapeKey(qmp)+"]", map[string]any{
 				"name": qmp, "config": map[string]any{"name": qmp},
 				"wred": map[string]any{"uniform": map[string]any{"config": map[string]any{
 					"min-threshold": strconv.Itoa(e.MinThresholdKB * 1024), "max-threshold": strconv.Itoa(e.MaxThresholdKB * 1024),

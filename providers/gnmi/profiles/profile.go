@@ -9,6 +9,7 @@ package profiles
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -210,12 +211,19 @@ func classMTU(cs []*policies.Lossless) int {
 	return m
 }
 
+// nameRe is what a class name may hold: it is used as a list key and as a
+// CONFIG_DB table key, where '/', '|' and brackets would change the path.
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
 // checkCommon refuses inputs every profile refuses.
 func checkCommon(kind string, in Input, minMTU, maxMTU int) error {
 	if len(in.Classes) > 0 && len(in.Interfaces) == 0 {
 		return fmt.Errorf("%s: switch %s carries lossless classes but lists no interfaces", kind, in.Switch)
 	}
 	for _, c := range in.Classes {
+		if !nameRe.MatchString(c.Name) {
+			return fmt.Errorf("%s: class name %q becomes a device object name (%s%s): use letters, digits, '.', '_' and '-'", kind, c.Name, Prefix, c.Name)
+		}
 		if c.Priority < 0 || c.Priority > 7 {
 			return fmt.Errorf("%s: class %s: priority %d outside 0-7", kind, c.Name, c.Priority)
 		}

@@ -187,6 +187,8 @@ func TestRenderRefusals(t *testing.T) {
 			c.PFCWatchdog = &policies.PFCWatchdog{DetectionMS: 200, RestorationMS: 200, Action: "forward"}
 		}, []string{"ethernet-1/1"}, "forward"},
 		{"arista", func(c *policies.Lossless) { c.ECN = &policies.ECN{MinThresholdKB: 10, MaxThresholdKB: 5} }, []string{"Ethernet1"}, "ECN thresholds"},
+		{"sonic", func(c *policies.Lossless) { c.Name = "a/b" }, []string{"Ethernet0"}, "class name"},
+		{"srlinux", func(c *policies.Lossless) { c.Name = "x]y" }, []string{"ethernet-1/1"}, "class name"},
 	}
 	for _, tc := range cases {
 		c := base()
