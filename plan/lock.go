@@ -83,7 +83,9 @@ func (e *LockHeldError) Error() string {
 }
 
 // Lock is a held fabric-wide apply lock. It is an flock(2) on a file, so
-// the kernel releases it when the process dies, however it dies.
+// the kernel releases it when the process dies, however it dies. Keep the
+// *Lock reachable until Release (defer l.Release() does): a collected Lock
+// closes its file, and closing the file releases the lock.
 type Lock struct {
 	path string
 	mu   sync.Mutex
