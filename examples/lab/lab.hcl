@@ -44,7 +44,7 @@ lossless "rocev2" {
   udp_port          = 4791
   dscp              = [26]
   priority          = 4
-  mtu               = 9216
+  mtu               = 9214 # fits every lab platform (Arista takes at most 9214)
   bandwidth_percent = 50
 }
 

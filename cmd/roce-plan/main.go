@@ -1,0 +1,189 @@
+// Command roce-plan reads the live fabric, renders what the policy wants
+// per platform, and prints a reviewable plan (text, JSON or Markdown),
+// optionally saving it for roce-apply.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rocefabric/roce/internal/cli"
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
+)
+
+const usage = `Usage:
+  roce-plan [flags] [DIR]            plan the fabric described by the policy in DIR (default .)
+  roce-plan validate [flags] [DIR]   check the policy only; no device is contacted
+  roce-plan fmt [-check] [DIR]       rewrite *.hcl files in canonical form (-check: list, change nothing)
+
+roce-plan reads every switch and host the policy names (concurrently), renders
+the lossless configuration each platform needs, and shows what would change:
+  +  create    ~  update    -  delete
+Objects the tool did not create (prefix ROCE-) are read and kept, never changed.
+
+Exit codes: 0 success; 1 error (bad policy, or a target could not be read);
+with -detailed-exitcode: 0 no changes, 1 error, 2 the plan has changes.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "validate":
+			return runValidate(args[1:], stdout, stderr)
+		case "fmt":
+			return runFmt(args[1:], stdout, stderr)
+		}
+	}
+	fs := flag.NewFlagSet("roce-plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c cli.Common
+	c.Register(fs)
+	out := fs.String("out", "", "save the plan to `FILE` for roce-apply")
+	asJSON := fs.Bool("json", false, "print the plan as JSON (docs/plan-json.md)")
+	asMarkdown := fs.Bool("markdown", false, "print the plan as Markdown, for a pull-request comment")
+	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 1 on error")
+	verbose := fs.Bool("verbose", false, "show full before/after text and every command")
+	fs.Usage = cli.Usage(fs, usage)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
+		}
+		return cli.ExitError
+	}
+	if *asJSON && *asMarkdown {
+		fmt.Fprintln(stderr, "roce-plan: -json and -markdown are exclusive; pick one")
+		return cli.ExitError
+	}
+	dir, err := dirArg(fs)
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan:", err)
+		return cli.ExitError
+	}
+	log, err := c.Logger(stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan:", err)
+		return cli.ExitError
+	}
+	fab, src, err := c.LoadFabric(dir, stderr)
+	if err != nil {
+		return cli.ExitError
+	}
+	p, err := cli.MakePlan(ctx, &c, fab, log, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan:", err)
+		return cli.ExitError
+	}
+	p.PolicyDir = dir
+	p.PolicyDigest = src.Digest()
+
+	switch {
+	case *asJSON:
+		err = plan.RenderJSON(stdout, p)
+	case *asMarkdown:
+		err = plan.RenderMarkdown(stdout, p)
+	default:
+		err = plan.RenderText(stdout, p, plan.TextOptions{Color: c.Color(stdout), Verbose: *verbose})
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan: writing the plan:", err)
+		return cli.ExitError
+	}
+	if *out != "" {
+		if err := plan.WritePlanFile(*out, p, cli.Secrets(fab)); err != nil {
+			fmt.Fprintln(stderr, "roce-plan: saving the plan:", err)
+			return cli.ExitError
+		}
+		if !*asJSON && !*asMarkdown {
+			fmt.Fprintf(stdout, "\nSaved the plan to %s. Apply exactly this plan with:\n    roce-apply %s\n", *out, *out)
+		}
+	}
+	counts := plan.CountPlan(p)
+	switch {
+	case counts.TargetsFailed > 0:
+		return cli.ExitError
+	case *detailed && counts.TargetsChanged > 0:
+		return cli.ExitChanges
+	}
+	return cli.ExitOK
+}
+
+func dirArg(fs *flag.FlagSet) (string, error) {
+	switch fs.NArg() {
+	case 0:
+		return ".", nil
+	case 1:
+		return fs.Arg(0), nil
+	}
+	return "", fmt.Errorf("expected at most one policy directory, got %d arguments: %v", fs.NArg(), fs.Args())
+}
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("roce-plan validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c cli.Common
+	c.Register(fs)
+	fs.Usage = cli.Usage(fs, "Usage: roce-plan validate [flags] [DIR]\n\nChecks the policy in DIR without contacting any device. Exit 1 on errors.\n")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
+		}
+		return cli.ExitError
+	}
+	dir, err := dirArg(fs)
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan validate:", err)
+		return cli.ExitError
+	}
+	fab, _, err := c.LoadFabric(dir, stderr)
+	if err != nil {
+		return cli.ExitError
+	}
+	fmt.Fprintf(stdout, "The policy in %s is valid: %d lossless class(es), %d switch(es), %d host(s).\n",
+		dir, len(fab.Lossless), len(fab.Switches), len(fab.Hosts))
+	return cli.ExitOK
+}
+
+func runFmt(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("roce-plan fmt", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	check := fs.Bool("check", false, "change nothing; list files that are not canonical and exit 1 if any")
+	fs.Usage = cli.Usage(fs, "Usage: roce-plan fmt [-check] [DIR]\n\nRewrites every *.hcl file in DIR in canonical form.\n")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cli.ExitOK
+		}
+		return cli.ExitError
+	}
+	dir, err := dirArg(fs)
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan fmt:", err)
+		return cli.ExitError
+	}
+	changed, err := policies.Format(dir, *check)
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan fmt:", err)
+		return cli.ExitError
+	}
+	for _, f := range changed {
+		fmt.Fprintln(stdout, f)
+	}
+	if *check && len(changed) > 0 {
+		fmt.Fprintf(stderr, "roce-plan fmt: %d file(s) not in canonical form; run roce-plan fmt %s\n", len(changed), dir)
+		return cli.ExitError
+	}
+	return cli.ExitOK
+}

@@ -1,0 +1,124 @@
+// Package cli holds what roce-plan, roce-apply and roce-verify share: the
+// flags users expect from Terraform-style tools, policy loading with
+// diagnostics, logging, and the wiring of real providers into a registry.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
+)
+
+// Exit codes shared by the CLIs.
+const (
+	ExitOK      = 0
+	ExitError   = 1
+	ExitChanges = 2 // roce-plan -detailed-exitcode: the plan has changes
+)
+
+// Multi is a repeatable string flag (-var, -var-file, -target).
+type Multi []string
+
+func (m *Multi) String() string     { return strings.Join(*m, ",") }
+func (m *Multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// Common are the flags every CLI has.
+type Common struct {
+	Vars        Multi
+	VarFiles    Multi
+	Targets     Multi
+	Parallelism int
+	Timeout     time.Duration
+	NoColor     bool
+	LogLevel    string
+	LogFormat   string
+}
+
+// Register adds the common flags to fs.
+func (c *Common) Register(fs *flag.FlagSet) {
+	fs.Var(&c.Vars, "var", "set a policy variable: -var 'name=value' (repeatable)")
+	fs.Var(&c.VarFiles, "var-file", "load policy variables from an HCL file (repeatable)")
+	fs.Var(&c.Targets, "target", "limit the run to switch.NAME or host.NAME (repeatable)")
+	fs.IntVar(&c.Parallelism, "parallelism", plan.DefaultParallelism, "how many targets to read or apply at once")
+	fs.DurationVar(&c.Timeout, "timeout", 5*time.Minute, "time limit for one target's read or apply")
+	fs.BoolVar(&c.NoColor, "no-color", false, "never use colour")
+	fs.StringVar(&c.LogLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+}
+
+// Logger builds the slog logger the flags ask for; logs go to w (stderr).
+func (c *Common) Logger(w io.Writer) (*slog.Logger, error) {
+	return plan.NewLogger(w, c.LogLevel, c.LogFormat)
+}
+
+// Color reports whether w is a terminal and colour was not turned off.
+func (c *Common) Color(w io.Writer) bool {
+	return !c.NoColor && os.Getenv("NO_COLOR") == "" && IsTerminal(w)
+}
+
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// ErrReported means the error was already printed (diagnostics); the CLI
+// only has to exit non-zero.
+var ErrReported = errors.New("errors reported above")
+
+// LoadFabric loads and validates the policy in dir, printing every
+// diagnostic (errors and warnings) to stderr in HCL's own format.
+func (c *Common) LoadFabric(dir string, stderr io.Writer) (*policies.Fabric, *policies.Sources, error) {
+	fab, src, diags := policies.Load(dir, policies.LoadOptions{Vars: c.Vars, VarFiles: c.VarFiles, Getenv: os.LookupEnv})
+	if len(diags) > 0 {
+		if src != nil {
+			_ = src.WriteDiagnostics(stderr, diags, c.Color(stderr))
+		} else {
+			fmt.Fprintln(stderr, diags.Error())
+		}
+	}
+	if diags.HasErrors() || fab == nil {
+		return nil, src, ErrReported
+	}
+	return fab, src, nil
+}
+
+// Secrets returns every credential value the policy resolves to, so outputs
+// can be checked never to contain one. Unresolvable credentials are skipped
+// (they fail later with a clear error at the target that needs them).
+func Secrets(fab *policies.Fabric) []string {
+	var out []string
+	for name := range fab.Credentials {
+		s, err := fab.ResolveCredentials(name, os.LookupEnv)
+		if err != nil {
+			continue
+		}
+		if s.Password != "" {
+			out = append(out, s.Password)
+		}
+		if len(s.Key) > 0 {
+			out = append(out, string(s.Key))
+		}
+	}
+	return out
+}
+
+// Usage prints a usage text followed by the flag defaults.
+func Usage(fs *flag.FlagSet, text string) func() {
+	return func() {
+		w := fs.Output()
+		fmt.Fprint(w, text)
+		fmt.Fprintln(w, "\nFlags:")
+		fs.PrintDefaults()
+	}
+}

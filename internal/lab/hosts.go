@@ -1,0 +1,139 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/rocefabric/roce/nics"
+	"github.com/rocefabric/roce/policies"
+)
+
+// hostNet is the lab's host side: one namespace per host, each with a veth
+// whose peer sits on a bridge in a shared "fabric" namespace, so hosts can
+// reach each other as if cabled to one switch.
+type hostNet struct {
+	bridge string            // namespace holding the bridge
+	netns  map[string]string // host name → namespace
+}
+
+// startHosts creates the namespaces and seeds every host's root tree with a
+// simulated RDMA device (nics.SeedLab), which also marks the tree as a lab
+// host so the agent's lab-only emulation can be used there and nowhere else.
+func startHosts(ctx context.Context, dir, id string, fab *policies.Fabric, topo *Topology) (hn *hostNet, err error) {
+	hn = &hostNet{bridge: "roce-" + id + "-fabric", netns: map[string]string{}}
+	defer func() {
+		if err != nil {
+			_ = hn.close()
+		}
+	}()
+	if err := ip(ctx, "netns", "add", hn.bridge); err != nil {
+		return nil, err
+	}
+	if err := ip(ctx, "-n", hn.bridge, "link", "add", "br0", "type", "bridge"); err != nil {
+		return nil, err
+	}
+	if err := ip(ctx, "-n", hn.bridge, "link", "set", "br0", "up"); err != nil {
+		return nil, err
+	}
+	for i, h := range fab.Hosts {
+		ns := "roce-" + id + "-" + h.Name
+		if err := ip(ctx, "netns", "add", ns); err != nil {
+			return nil, err
+		}
+		hn.netns[h.Name] = ns
+		if err := ip(ctx, "-n", ns, "link", "set", "lo", "up"); err != nil {
+			return nil, err
+		}
+		peer := fmt.Sprintf("rl%s%d", id, i) // on the bridge; ≤ 15 characters
+		for _, nic := range h.NICs {
+			if err := ip(ctx, "link", "add", peer, "netns", hn.bridge, "type", "veth", "peer", "name", nic.Netdev, "netns", ns); err != nil {
+				return nil, fmt.Errorf("host %s: creating %s: %w", h.Name, nic.Netdev, err)
+			}
+			if err := ip(ctx, "-n", hn.bridge, "link", "set", peer, "master", "br0", "up"); err != nil {
+				return nil, err
+			}
+			// The bridge side carries jumbo frames like a lossless switch port.
+			_ = ip(ctx, "-n", hn.bridge, "link", "set", peer, "mtu", "9216")
+			if err := ip(ctx, "-n", ns, "link", "set", nic.Netdev, "up"); err != nil {
+				return nil, err
+			}
+			peer += "b"
+		}
+		root := h.Root
+		if root == "" {
+			return nil, fmt.Errorf("host %s: the lab needs a root (a directory under the lab) for the simulated RDMA device", h.Name)
+		}
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(dir, root)
+		}
+		sim := topo.Hosts[h.Name]
+		if err := nics.SeedLab(root, labSpec(h, sim)); err != nil {
+			return nil, fmt.Errorf("host %s: seeding its simulated RDMA device: %w", h.Name, err)
+		}
+	}
+	return hn, nil
+}
+
+func (hn *hostNet) close() error {
+	var errs []error
+	ctx := context.Background()
+	for _, ns := range hn.netns {
+		if err := ip(ctx, "netns", "del", ns); err != nil && !strings.Contains(err.Error(), "No such file") {
+			errs = append(errs, err)
+		}
+	}
+	if err := ip(ctx, "netns", "del", hn.bridge); err != nil && !strings.Contains(err.Error(), "No such file") {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// DeleteNamespaces removes a lab's namespaces by state (roce-lab down after
+// the lab process died without cleaning up).
+func DeleteNamespaces(st *State) error {
+	hn := &hostNet{bridge: st.Bridge, netns: st.Netns}
+	if st.Bridge == "" && len(st.Netns) == 0 {
+		return nil
+	}
+	return hn.close()
+}
+
+func ip(ctx context.Context, args ...string) error {
+	out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// IsRoot reports whether the lab can create namespaces.
+func IsRoot() bool { return os.Geteuid() == 0 }
+
+// labSpec describes a lab host's simulated RDMA device from its policy NICs:
+// the GID table holds the policy address on the VLAN device (or the netdev).
+func labSpec(h *policies.Host, sim HostSim) nics.LabSpec {
+	var spec nics.LabSpec
+	for _, n := range h.NICs {
+		ln := nics.LabNIC{Netdev: n.Netdev, RDMADevice: n.RDMADevice, FWVer: sim.FWVersion}
+		if ln.RDMADevice == "" {
+			ln.RDMADevice = sim.RDMADevice
+		}
+		if sim.RateGbps > 0 {
+			ln.Rate = fmt.Sprintf("%d Gb/sec (4X EDR)", sim.RateGbps)
+		}
+		if n.Address != "" {
+			dev := n.Netdev
+			if n.VLAN > 0 {
+				dev = nics.VLANName(n.Netdev, n.VLAN)
+			}
+			ln.GIDs = append(ln.GIDs, nics.LabGID{Netdev: dev, IP: n.Address})
+		}
+		spec.NICs = append(spec.NICs, ln)
+	}
+	return spec
+}
