@@ -7,6 +7,15 @@
 // echo of typed input, caret errors, checkpoint/rollback and the show
 // commands the provider reads. The device facts it follows are in
 // shared/reference/nxos.md.
+//
+// By hand:
+//
+//	roce-lab nxos --platform nexus5000 --listen 127.0.0.1:2222 --config startup.cfg
+//	ssh -p 2222 admin@127.0.0.1            (password "admin" unless --password)
+//	ssh -p 2222 admin@127.0.0.1 'show running-config ipqos'
+//
+// Faults (Options.Faults, SetFaults, or the --latency, --reject and
+// --drop-after-config-lines flags) make it misbehave on purpose for tests.
 package nxsim
 
 import (

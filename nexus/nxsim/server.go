@@ -92,6 +92,14 @@ func (s *Switch) handleConn(ctx context.Context, c net.Conn, cfg *ssh.ServerConf
 	}
 	_ = c.SetDeadline(time.Time{})
 	defer sc.Close()
+	// Sessions end with their connection, so a stalled line is released
+	// when the client goes away, and with the server.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		_ = sc.Wait()
+		cancel()
+	}()
 	stop := context.AfterFunc(ctx, func() { _ = sc.Close() })
 	defer stop()
 	go ssh.DiscardRequests(reqs)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefabric/roce/nexus"
 	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/plan"
 )
@@ -28,10 +29,12 @@ func TestApplyThenPlanIsEmpty(t *testing.T) {
 		{"nexus7000", "fcoe-defaults", "cos"},
 		{"nexus7000", "ours-earlier", "cos"},
 		{"nexus7000", "foreign", "udp_port"},
+		{"nexus7000", "realistic", "cos"},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/%s/%s", tc.kind, tc.start, tc.mode), func(t *testing.T) {
 			r := newRig(t, rigOpts{kind: tc.kind, start: tc.start, mode: tc.mode})
+			foreign := foreignObjects(t, r.srv.Switch().RunningConfig())
 			tp := r.plan(t)
 			if !tp.HasChanges() || len(tp.Commands) == 0 {
 				t.Fatalf("first plan has no changes")
@@ -50,6 +53,12 @@ func TestApplyThenPlanIsEmpty(t *testing.T) {
 			if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
 				t.Errorf("checkpoints left on the switch: %v", cps)
 			}
+			final := r.srv.Switch().RunningConfig()
+			for _, o := range foreign {
+				if !strings.Contains(final, o) {
+					t.Errorf("foreign object changed or removed:\n%s", o)
+				}
+			}
 			again := r.plan(t)
 			if again.HasChanges() {
 				t.Errorf("second plan not empty: %v\n%s", again.Commands, r.srv.Switch().RunningConfig())
@@ -63,6 +72,25 @@ func TestApplyThenPlanIsEmpty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// foreignObjects are the top-level blocks we must keep byte-identical:
+// everything except our ROCE- objects, system qos and interfaces (which
+// we extend).
+func foreignObjects(t *testing.T, running string) []string {
+	t.Helper()
+	cfg, err := nexus.Parse(running)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, o := range cfg.Objects {
+		if o.Kind == nexus.KindSystemQoS || o.Kind == nexus.KindInterface || strings.HasPrefix(o.Name, "ROCE-") {
+			continue
+		}
+		out = append(out, o.String())
+	}
+	return out
 }
 
 func findCommand(ex []plan.Exchange, prefix string) string {
