@@ -33,7 +33,7 @@ type BaselineResult struct {
 // NewBaseline records the passing probes and the versions of a report.
 // Probes that did not produce a bandwidth are left out.
 func NewBaseline(r *Report) *Baseline {
-	b := &Baseline{FormatVersion: BaselineFormatVersion, Recorded: r.Finished, Tool: r.Tool, Versions: r.Versions}
+	b := &Baseline{FormatVersion: BaselineFormatVersion, Recorded: r.Finished, Tool: r.Tool, Versions: r.Versions, Results: []BaselineResult{}}
 	if b.Versions == nil {
 		b.Versions = map[string]map[string]string{}
 	}
