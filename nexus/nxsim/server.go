@@ -20,14 +20,16 @@ const handshakeTimeout = 30 * time.Second
 // Serve accepts SSH connections on ln until ctx is done or ln is closed.
 // Open sessions are closed when ctx is done; Serve returns after they end.
 func (s *Switch) Serve(ctx context.Context, ln net.Listener) error {
+	// Deferred in this order so that, whatever ends the loop, the sessions
+	// are told to stop before Serve waits for them.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
 	defer stop()
 
 	cfg := s.serverConfig()
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -84,6 +86,8 @@ func (s *Switch) serverConfig() *ssh.ServerConfig {
 // CLI session on the shared switch.
 func (s *Switch) handleConn(ctx context.Context, c net.Conn, cfg *ssh.ServerConfig) {
 	defer c.Close()
+	closeOnDone := context.AfterFunc(ctx, func() { _ = c.Close() })
+	defer closeOnDone()
 	_ = c.SetDeadline(time.Now().Add(handshakeTimeout))
 	sc, chans, reqs, err := ssh.NewServerConn(c, cfg)
 	if err != nil {
