@@ -31,7 +31,7 @@ type lab struct {
 
 // newLab starts a TLS gnmisim on loopback with password auth and a policy
 // switch pointing at it.
-func newLab(t *testing.T, opts gnmisim.Options, classes ...*policies.Lossless) *lab {
+func newLab(t testing.TB, opts gnmisim.Options, classes ...*policies.Lossless) *lab {
 	t.Helper()
 	dir := t.TempDir()
 	caFile, certFile, keyFile, err := gnmisim.WriteTestPKI(dir)
@@ -81,7 +81,7 @@ func newLab(t *testing.T, opts gnmisim.Options, classes ...*policies.Lossless) *
 }
 
 // target builds a provider target for the lab switch.
-func (l *lab) target(t *testing.T, o gnmi.Options) plan.Target {
+func (l *lab) target(t testing.TB, o gnmi.Options) plan.Target {
 	t.Helper()
 	tg, err := gnmi.NewWithOptions(l.env, l.sw, o)
 	if err != nil {
@@ -91,7 +91,7 @@ func (l *lab) target(t *testing.T, o gnmi.Options) plan.Target {
 	return tg
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
