@@ -152,19 +152,31 @@ func roundSeconds(d time.Duration) float64 {
 	return float64(d.Round(time.Millisecond)) / float64(time.Second)
 }
 
-// failureRank orders causes when both sides failed: the most specific,
+// rank orders causes when both sides failed, most specific first: the
 // most actionable cause is reported (a server without a device makes the
 // client fail to connect; the device is the cause).
-var failureRank = map[string]int{
-	perftest.ClassNoDevice:  0,
-	perftest.ClassGIDType:   1,
-	perftest.ClassRTRRTS:    2,
-	perftest.ClassConnect:   3,
-	perftest.ClassThreshold: 4,
-	"agent":                 5, // the agent itself failed: its error says why
-	"gid":                   6,
-	perftest.ClassUnknown:   7,
-	perftest.ClassTimeout:   8,
+func rank(class string) int {
+	switch class {
+	case perftest.ClassNoDevice:
+		return 0
+	case perftest.ClassGIDType:
+		return 1
+	case perftest.ClassRTRRTS:
+		return 2
+	case perftest.ClassConnect:
+		return 3
+	case perftest.ClassThreshold:
+		return 4
+	case "agent": // the agent itself failed: its error says why
+		return 5
+	case "gid":
+		return 6
+	case perftest.ClassUnknown:
+		return 7
+	case perftest.ClassTimeout:
+		return 8
+	}
+	return 9
 }
 
 // statusFor maps a failure class to a status: causes that prove the
@@ -257,13 +269,6 @@ func (r *runner) judge(pr *Probe, class *policies.Lossless, p Pair, server *side
 	}
 	pr.Status = StatusPass
 	pr.Message = msg + "; threshold " + gbps(pr.ThresholdGbps)
-}
-
-func rank(class string) int {
-	if r, ok := failureRank[class]; ok {
-		return r
-	}
-	return len(failureRank)
 }
 
 // linkOf returns the slower side's link rate, the smaller MTU and whether

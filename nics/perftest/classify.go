@@ -56,27 +56,31 @@ const (
 	hintThreshold  = "bandwidth was below the limit perftest was given (-w)"
 )
 
-var signatures = []signature{
-	{"Did not detect devices", ClassNoDevice, hintNoDevice},
-	{"Unable to find the Infiniband/RoCE device", ClassNoDevice, hintNoDevice},
-	{"No IB devices found", ClassNoDevice, hintNoDevice},
-	{"Failed to get IB devices list", ClassNoDevice, hintNoDevice},
-	{"wasn't found", ClassNoDevice, hintNoDevice}, // "IB device 'X' wasn't found"
-	{"Incompatibility issue with GID types", ClassGIDType, hintGIDType},
-	{"to RTR", ClassRTRRTS, hintRTRRTS}, // "Failed to modify QP 59 to RTR"
-	{"to RTS", ClassRTRRTS, hintRTRRTS},
-	{"Unable to Connect the HCA's", ClassConnect, hintConnect},
-	{"Couldn't read remote address", ClassConnect, hintConnect},
-	{"Failed to exchange data between server and clients", ClassConnect, hintConnect},
-	{"Unable to read to socket/rdma_cm", ClassConnect, hintConnect},
-	{"Couldn't connect to", ClassConnect, hintConnect},
-	{"Unable to open file descriptor for socket connection", ClassConnect, hintConnect},
-	{"rdma_bind_addr failed", ClassConnect, hintConnect},
-	{"rdma_resolve", ClassConnect, hintConnect},
-	{"BW result is below bw limit", ClassThreshold, hintThreshold},
-	{"RLIMIT_MEMLOCK", ClassUnknown, hintMemlock},
-	{"Couldn't allocate MR", ClassUnknown, hintMemlock},
-	{"Completion with error", ClassUnknown, hintCompletion},
+// signatures lists the known failure texts (reference host.md §6.3-6.4 and
+// the perftest issues cited there).
+func signatures() []signature {
+	return []signature{
+		{"Did not detect devices", ClassNoDevice, hintNoDevice},
+		{"Unable to find the Infiniband/RoCE device", ClassNoDevice, hintNoDevice},
+		{"No IB devices found", ClassNoDevice, hintNoDevice},
+		{"Failed to get IB devices list", ClassNoDevice, hintNoDevice},
+		{"wasn't found", ClassNoDevice, hintNoDevice}, // "IB device 'X' wasn't found"
+		{"Incompatibility issue with GID types", ClassGIDType, hintGIDType},
+		{"to RTR", ClassRTRRTS, hintRTRRTS}, // "Failed to modify QP 59 to RTR"
+		{"to RTS", ClassRTRRTS, hintRTRRTS},
+		{"Unable to Connect the HCA's", ClassConnect, hintConnect},
+		{"Couldn't read remote address", ClassConnect, hintConnect},
+		{"Failed to exchange data between server and clients", ClassConnect, hintConnect},
+		{"Unable to read to socket/rdma_cm", ClassConnect, hintConnect},
+		{"Couldn't connect to", ClassConnect, hintConnect},
+		{"Unable to open file descriptor for socket connection", ClassConnect, hintConnect},
+		{"rdma_bind_addr failed", ClassConnect, hintConnect},
+		{"rdma_resolve", ClassConnect, hintConnect},
+		{"BW result is below bw limit", ClassThreshold, hintThreshold},
+		{"RLIMIT_MEMLOCK", ClassUnknown, hintMemlock},
+		{"Couldn't allocate MR", ClassUnknown, hintMemlock},
+		{"Completion with error", ClassUnknown, hintCompletion},
+	}
 }
 
 // Classify inspects a finished run. It returns nil for a clean exit without
@@ -84,7 +88,7 @@ var signatures = []signature{
 // unrecognised non-zero exit is ClassUnknown with perftest's last lines.
 func Classify(stdout, stderr string, exitCode int) *Failure {
 	all := stderr + "\n" + stdout
-	for _, s := range signatures {
+	for _, s := range signatures() {
 		if line, ok := lineContaining(all, s.substr); ok {
 			// The memlock warning is only a warning when the run succeeded.
 			if exitCode == 0 && s.class == ClassUnknown {
