@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,12 @@ func TestExamplesLoad(t *testing.T) {
 			}
 			if f == nil || len(f.Lossless) == 0 || len(f.Switches) == 0 || len(f.Hosts) == 0 {
 				t.Fatalf("%s: loaded fabric is missing classes, switches or hosts: %+v", dir, f)
+			}
+			if want, ok := exampleShapes[filepath.Base(dir)]; ok {
+				got := exampleShape{match: f.Lossless[0].Match.Kind, switches: len(f.Switches), hosts: len(f.Hosts), platforms: platformsOf(f)}
+				if got != want {
+					t.Errorf("%s: got %+v, want %+v", dir, got, want)
+				}
 			}
 		})
 	}
@@ -70,5 +77,64 @@ func TestDocOverviewLoads(t *testing.T) {
 	f, _, diags := Load(dir, LoadOptions{Getenv: noEnv})
 	if len(diags) > 0 || f == nil {
 		t.Fatalf("doc overview example: %s", describeDiags(diags))
+	}
+}
+
+// exampleShape is what each example is meant to demonstrate.
+type exampleShape struct {
+	match     MatchKind
+	switches  int
+	hosts     int
+	platforms string // distinct platform[/profile] kinds, sorted
+}
+
+var exampleShapes = map[string]exampleShape{
+	"ethertype":   {MatchEthertype, 2, 3, "nexus5000"},
+	"all-traffic": {MatchAll, 2, 2, "nexus5000,nexus7000"},
+	"cos":         {MatchCoS, 2, 4, "nexus5000,nexus7000"},
+	"dscp":        {MatchDSCP, 2, 4, "gnmi/arista,gnmi/sonic"},
+	"mixed":       {MatchDSCP, 5, 5, "gnmi/arista,gnmi/sonic,gnmi/srlinux,nexus5000,nexus7000"},
+	"fleet":       {MatchDSCP, 50, 1000, "gnmi/sonic"},
+}
+
+func platformsOf(f *Fabric) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, sw := range f.Switches {
+		k := capsKey(sw)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+// TestFleetSpread: the fleet example spreads its 1,000 hosts evenly, 20 on
+// each of the 50 leaves, with distinct management and link addresses.
+func TestFleetSpread(t *testing.T) {
+	f, _, diags := Load(filepath.Join("..", "examples", "fleet"), LoadOptions{Getenv: noEnv})
+	if diags.HasErrors() {
+		t.Fatal(describeDiags(diags))
+	}
+	perLeaf := map[string]int{}
+	addrs := map[string]bool{}
+	for _, h := range f.Hosts {
+		perLeaf[h.Switch]++
+		for _, a := range []string{h.Address, h.NICs[0].Address} {
+			if addrs[a] {
+				t.Fatalf("address %s is used twice", a)
+			}
+			addrs[a] = true
+		}
+	}
+	if len(perLeaf) != 50 {
+		t.Fatalf("hosts hang off %d leaves, want 50", len(perLeaf))
+	}
+	for leaf, n := range perLeaf {
+		if n != 20 || f.SwitchByName(leaf) == nil {
+			t.Errorf("leaf %s has %d hosts, want 20", leaf, n)
+		}
 	}
 }

@@ -62,15 +62,21 @@ switch "leaf" {
 }
 
 host "node" {
-  for_each    = toset(["node1", "node2", "node3", "node4"])
+  # node -> (leaf, index); each host gets its own routed /31 to its leaf.
+  for_each = {
+    "node1" = { leaf = "leaf1", n = 0 }
+    "node2" = { leaf = "leaf1", n = 1 }
+    "node3" = { leaf = "leaf2", n = 2 }
+    "node4" = { leaf = "leaf2", n = 3 }
+  }
   address     = each.key
   credentials = "hosts"
   rdma_cm     = "configfs"
   mpi         = ["nccl", "ucx"]
-  switch      = contains(["node1", "node2"], each.key) ? "leaf1" : "leaf2"
+  switch      = each.value.leaf
 
   nic "ens3f0np0" {
-    address = format("10.100.%d.%d/31", tonumber(substr(each.key, 4, 1)), 1)
+    address = "${cidrhost(cidrsubnet("10.100.0.0/24", 7, each.value.n), 1)}/31"
     trust   = "dscp"
   }
 }
