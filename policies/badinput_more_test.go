@@ -84,6 +84,8 @@ var moreBadCases = []badCase{
 		want: "set both cert_file and key_file", pos: "main.hcl:5:3"},
 	{name: "plaintext with CA", src: "switch \"s\" {\n  platform = \"gnmi\"\n  profile  = \"sonic\"\n  address  = \"10.0.0.1:8080\"\n  tls {\n    ca_file   = \"ca.pem\"\n    plaintext = true\n  }\n}\n" + losslessCoS4 + tailCreds + tailHost,
 		want: "plaintext turns TLS off", pos: "main.hcl:7:5"},
+	{name: "class listed twice on a switch", src: "switch \"s\" {\n  platform    = \"nexus5000\"\n  address     = \"10.0.0.1\"\n  credentials = \"c\"\n  lossless    = [\"roce\", \"roce\"]\n}\n" + losslessCoS4 + tailCreds + tailHost,
+		want: `lossless lists "roce" twice`, pos: "main.hcl:5:3"},
 	{name: "bandwidth above 100", src: "lossless \"a\" {\n  cos               = 4\n  bandwidth_percent = 60\n}\nlossless \"b\" {\n  cos               = 5\n  bandwidth_percent = 60\n}\nswitch \"s\" {\n  platform = \"gnmi\"\n  profile  = \"sonic\"\n  address  = \"10.0.0.1:8080\"\n}\nhost \"h\" {\n  local = true\n  nic \"e\" {\n    vlan     = 1\n    lossless = \"a\"\n  }\n}\n",
 		want: "whose bandwidth_percent add up to 120%", pos: "main.hcl:9:1"},
 	{name: "ECN on Nexus", src: "lossless \"roce\" {\n  cos = 4\n  ecn {\n    min_threshold_kb = 10\n    max_threshold_kb = 20\n  }\n}\n" + tailAll,

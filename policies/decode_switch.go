@@ -121,7 +121,16 @@ func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst insta
 	if r.str("vdc", &sw.VDC) && sw.Platform != PlatformNexus7000 {
 		r.attrError("vdc", "VDC on a non-Nexus 7000", fmt.Sprintf("%s: vdc only exists on platform = \"nexus7000\"; remove it.", what))
 	}
-	r.strList("lossless", &sw.Lossless)
+	if r.strList("lossless", &sw.Lossless) {
+		seen := map[string]bool{}
+		for _, n := range sw.Lossless {
+			if seen[n] {
+				r.attrError("lossless", "Duplicate class", fmt.Sprintf("%s: lossless lists %q twice; list each class once.", what, n))
+				break
+			}
+			seen[n] = true
+		}
+	}
 
 	r.str("host_key", &sw.HostKey)
 	if r.str("known_hosts", &sw.KnownHosts) {
