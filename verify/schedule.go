@@ -104,22 +104,35 @@ func PlanPairs(class string, eps []Endpoint) Schedule {
 		}
 		groups[k] = append(groups[k], e)
 	}
-	// largestTwo returns the keys of the two largest non-empty groups
-	// (ties broken by key for a deterministic schedule).
+	// largest returns the keys of the (up to) two largest non-empty groups,
+	// ties broken by key for a deterministic schedule. A linear scan: the
+	// schedule only ever needs the top two.
 	largest := func() []string {
-		var ks []string
+		better := func(a, b string) bool { // a ranks before b
+			if la, lb := len(groups[a]), len(groups[b]); la != lb {
+				return la > lb
+			}
+			return a < b
+		}
+		var first, second string
 		for _, k := range keys {
-			if len(groups[k]) > 0 {
-				ks = append(ks, k)
+			if len(groups[k]) == 0 {
+				continue
+			}
+			switch {
+			case first == "" || better(k, first):
+				first, second = k, first
+			case second == "" || better(k, second):
+				second = k
 			}
 		}
-		slices.SortStableFunc(ks, func(a, b string) int {
-			if c := cmp.Compare(len(groups[b]), len(groups[a])); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-		return ks
+		switch {
+		case first == "":
+			return nil
+		case second == "":
+			return []string{first}
+		}
+		return []string{first, second}
 	}
 	pop := func(k string) Endpoint {
 		e := groups[k][0]
