@@ -39,11 +39,11 @@ var configurationNotContains = []string{"config-tcl", "config-s)", "config-s-"}
 
 // dialer is what a conn needs to open an SSH CLI session.
 type dialer struct {
-	address  string // host[:port]
-	user     string
-	auth     []ssh.AuthMethod
-	hostKey  ssh.HostKeyCallback
-	opTimout time.Duration
+	address   string // host[:port]
+	user      string
+	auth      []ssh.AuthMethod
+	trust     trust
+	opTimeout time.Duration
 }
 
 // conn is one scrapligo cisco_nxos session. Every exchange is recorded.
@@ -64,16 +64,20 @@ func (dl dialer) open(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	addr := joinHostPort(host, port)
 	tr := &sshTransport{
-		ctx: ctx, addr: joinHostPort(host, port), user: dl.user, auth: dl.auth,
-		hostKey: dl.hostKey, timeout: dl.opTimout,
+		ctx: ctx, addr: addr, user: dl.user, auth: dl.auth,
+		hostKey: dl.trust.callback, timeout: dl.opTimeout,
+	}
+	if dl.trust.algorithms != nil {
+		tr.hostKeyAlgorithms = dl.trust.algorithms(addr)
 	}
 	p, err := platform.NewPlatform("cisco_nxos", host,
 		options.WithCustomTransport(tr),
 		options.WithPort(port),
 		options.WithAuthUsername(dl.user),
-		options.WithTimeoutOps(dl.opTimout),
-		options.WithTimeoutSocket(dl.opTimout),
+		options.WithTimeoutOps(dl.opTimeout),
+		options.WithTimeoutSocket(dl.opTimeout),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("scrapligo cisco_nxos platform: %w", err)

@@ -118,14 +118,14 @@ func (t *Target) dialer() (dialer, string, error) {
 				return a, nil
 			}))
 	}
-	cb, warning, err := hostKeyCheck(t.env.Fabric, t.sw, t.home)
+	tr, err := hostKeyCheck(t.env.Fabric, t.sw, t.home)
 	if err != nil {
 		return dialer{}, "", err
 	}
-	if warning != "" {
-		t.log.Warn(warning, "target", t.Address())
+	if tr.warning != "" {
+		t.log.Warn(tr.warning, "target", t.Address())
 	}
-	return dialer{address: t.sw.Address, user: sec.Username, auth: auth, hostKey: cb, opTimout: t.opTimeout}, warning, nil
+	return dialer{address: t.sw.Address, user: sec.Username, auth: auth, trust: tr, opTimeout: t.opTimeout}, tr.warning, nil
 }
 
 // Plan reads the switch (or its capture) and returns what must change.

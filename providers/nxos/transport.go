@@ -26,7 +26,9 @@ type sshTransport struct {
 	user    string
 	auth    []ssh.AuthMethod
 	hostKey ssh.HostKeyCallback
-	timeout time.Duration // dial + handshake
+	// hostKeyAlgorithms restricts the key types asked for (nil = defaults).
+	hostKeyAlgorithms []string
+	timeout           time.Duration // dial + handshake
 
 	mu      sync.Mutex
 	conn    net.Conn
@@ -54,10 +56,11 @@ func (t *sshTransport) Open(a *transport.Args) error {
 		_ = conn.SetDeadline(dl)
 	}
 	cc, chans, reqs, err := ssh.NewClientConn(conn, t.addr, &ssh.ClientConfig{
-		User:            t.user,
-		Auth:            t.auth,
-		HostKeyCallback: t.hostKey,
-		Timeout:         t.timeout,
+		User:              t.user,
+		Auth:              t.auth,
+		HostKeyCallback:   t.hostKey,
+		HostKeyAlgorithms: t.hostKeyAlgorithms,
+		Timeout:           t.timeout,
 	})
 	if err != nil {
 		_ = conn.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/rsa"
 	"errors"
 	"os"
 	"path/filepath"
@@ -106,5 +107,40 @@ func TestHostKeyTrust(t *testing.T) {
 				t.Errorf("apply with an untrusted key: err %v, transcript %v", aerr, res.Transcript)
 			}
 		})
+	}
+}
+
+// TestKnownAlgorithms: the algorithms asked for follow the key types
+// known_hosts holds for the address, so a switch with several host keys
+// presents the one we know.
+func TestKnownAlgorithms(t *testing.T) {
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsaPub, err := ssh.NewPublicKey(&rsaKey.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeKnownHosts(t, "192.0.2.7:22", rsaPub)
+	tr, err := knownHostsFile("sw9", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, want := range map[string]string{
+		"192.0.2.7:22":   "rsa-sha2-512 rsa-sha2-256 ssh-rsa",
+		"192.0.2.8:22":   "",
+		"192.0.2.7:2222": "",
+	} {
+		if got := strings.Join(tr.algorithms(addr), " "); got != want {
+			t.Errorf("%s: algorithms %q, want %q", addr, got, want)
+		}
+	}
+	pin, err := pinnedKey("sw9", string(ssh.MarshalAuthorizedKey(rsaPub)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pin.algorithms("any:22"), " "); got != "rsa-sha2-512 rsa-sha2-256 ssh-rsa" {
+		t.Errorf("pinned RSA key: algorithms %q", got)
 	}
 }
