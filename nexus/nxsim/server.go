@@ -96,6 +96,8 @@ func (s *Switch) handleConn(ctx context.Context, c net.Conn, cfg *ssh.ServerConf
 	}
 	_ = c.SetDeadline(time.Time{})
 	defer sc.Close()
+	s.log.Debug("ssh login", "switch", s.hostname, "user", sc.User(), "remote", c.RemoteAddr())
+	defer s.log.Debug("ssh connection closed", "switch", s.hostname, "remote", c.RemoteAddr())
 	// Sessions end with their connection, so a stalled line is released
 	// when the client goes away, and with the server.
 	ctx, cancel := context.WithCancel(ctx)

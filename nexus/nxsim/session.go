@@ -76,6 +76,7 @@ func (s *session) handle(ctx context.Context, raw string) (string, error) {
 		return "", nil
 	}
 	if f.StallCommand != "" && cmd == f.StallCommand {
+		s.sw.log.Info("fault: stalling", "switch", s.sw.hostname, "line", cmd)
 		<-ctx.Done()
 		return "", errDrop
 	}
@@ -109,6 +110,7 @@ func (s *session) configLine(line, cmd string, f Faults) (string, error) {
 	var out string
 	switch {
 	case f.RejectCommand != "" && cmd == f.RejectCommand:
+		s.sw.log.Info("fault: rejecting", "switch", s.sw.hostname, "line", cmd)
 		out = caretError(base, "invalid", "")
 	default:
 		if msg, refused := s.sw.vdcRefusal(s.modeNow(), cmd); refused {
@@ -119,6 +121,7 @@ func (s *session) configLine(line, cmd string, f Faults) (string, error) {
 		out = formatEditError(base, err)
 	}
 	if drop {
+		s.sw.log.Info("fault: dropping the connection", "switch", s.sw.hostname, "after", cmd)
 		return out, errDrop
 	}
 	return out, nil
