@@ -59,6 +59,11 @@ var moreBadCases = []badCase{
 	{name: "NIC class not named with two classes", src: "host \"h\" {\n  local = true\n  nic \"e\" {\n    vlan = 1\n  }\n}\nlossless \"a\" {\n  cos = 4\n}\nlossless \"b\" {\n  cos = 5\n}\n" + tailCreds,
 		want: `say which one this NIC carries with lossless = "<name>"`, pos: "main.hcl:3:3"},
 
+	{name: "unknown credentials on a host", src: "host \"h\" {\n  address     = \"10.0.0.1\"\n  credentials = \"hostz\"\n  nic \"e\" {\n    vlan = 1\n  }\n}\n" + losslessCoS4 + tailCreds + tailN5K,
+		want: `host "h": credentials = "hostz", but there is no credentials "hostz" { } block; declared: c`, pos: "main.hcl:3:3"},
+	{name: "duplicate host names after for_each", src: "host \"a\" {\n  for_each = toset([\"x\"])\n  local    = true\n  nic \"e\" {\n    vlan = 1\n  }\n}\nhost \"b\" {\n  for_each = {\n    x = 1\n  }\n  local = true\n  nic \"e\" {\n    vlan = each.value\n  }\n}\n" + losslessCoS4 + tailCreds + tailN5K,
+		want: `host "x" is already declared at`, pos: "main.hcl:8:1"},
+
 	// switches
 	{name: "switch with address and capture", src: "switch \"s\" {\n  platform    = \"nexus5000\"\n  address     = \"10.0.0.1\"\n  capture     = \"cap\"\n  credentials = \"c\"\n}\n" + losslessCoS4 + tailCreds + tailHost,
 		want: "sets address and capture", pos: "main.hcl:4:3"},
