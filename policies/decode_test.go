@@ -330,3 +330,24 @@ func TestMultipleFiles(t *testing.T) {
 		t.Errorf("want a duplicate-class error at more.hcl:1:1, got:\n%s", describeDiags(diags))
 	}
 }
+
+func TestNonRoCEMatchWarns(t *testing.T) {
+	tests := []struct {
+		name, class, want, pos string
+	}{
+		{"ethertype", "lossless \"x\" {\n  ethertype = \"0x88b5\"\n  priority  = 4\n}\n", "matches ethertype 0x88b5; RoCE v1 is 0x8915", "main.hcl:2:3"},
+		{"udp port", "lossless \"x\" {\n  udp_port = 4792\n  priority = 4\n}\n", "matches UDP port 4792; RoCE v2 is 4791", "main.hcl:2:3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _, diags, _ := loadString(t, tc.class+tailAll)
+			if diags.HasErrors() || f == nil {
+				t.Fatal(describeDiags(diags))
+			}
+			d := findDiag(diags, tc.want)
+			if d == nil || d.Severity != hcl.DiagWarning || diagPos(d) != tc.pos {
+				t.Errorf("want warning %q at %s, got:\n%s", tc.want, tc.pos, describeDiags(diags))
+			}
+		})
+	}
+}
