@@ -56,7 +56,7 @@ func (s *Switch) serverConfig() *ssh.ServerConfig {
 			return nil, fmt.Errorf("nxsim %s: password rejected for %q", s.hostname, md.User())
 		},
 		KeyboardInteractiveCallback: func(md ssh.ConnMetadata, ask ssh.KeyboardInteractiveChallenge) (*ssh.Permissions, error) {
-			ans, err := ask(md.User(), "", []string{"Password: "}, []bool{false})
+			ans, err := ask("", "", []string{"Password: "}, []bool{false})
 			if err != nil || len(ans) != 1 {
 				return nil, fmt.Errorf("nxsim %s: keyboard-interactive failed", s.hostname)
 			}
