@@ -69,3 +69,50 @@ func TestScrapliConfigModes(t *testing.T) {
 		t.Errorf("bogus line: %q", r.Result)
 	}
 }
+
+// TestScrapliCheckpointRollback: checkpoint, change, roll back through
+// scrapligo, and the running config is exactly the checkpoint's again.
+func TestScrapliCheckpointRollback(t *testing.T) {
+	srv := startServer(t, Options{StartupConfig: "class-map type qos match-all VOICE\n  match cos 5\n"})
+	d := openScrapli(t, srv)
+	before := srv.Switch().RunningConfig()
+	steps := []struct {
+		cmd, want string
+		fail      bool
+	}{
+		{cmd: "checkpoint cp1 description before change", want: "Done"},
+		{cmd: "checkpoint cp1", want: `ERROR: Checkpoint name "cp1" is already in use`, fail: true},
+		{cmd: "show checkpoint summary", want: "1) cp1:\nCreated by admin\n"},
+	}
+	for _, s := range steps {
+		r, err := d.SendCommand(s.cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Result, s.want) || (r.Failed != nil) != s.fail {
+			t.Errorf("%q: %q (failed %v)", s.cmd, r.Result, r.Failed)
+		}
+	}
+	if _, err := d.SendConfigs([]string{"no class-map type qos match-all VOICE", "system qos"}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Switch().RunningConfig() == before {
+		t.Fatal("the change did not apply")
+	}
+	r, err := d.SendCommand("rollback running-config checkpoint cp1 atomic")
+	if err != nil || r.Failed != nil || !strings.Contains(r.Result, "Rollback completed successfully.") {
+		t.Fatalf("rollback: %v %q", err, r.Result)
+	}
+	if got := srv.Switch().RunningConfig(); got != before {
+		t.Errorf("after rollback:\n%s\nwant\n%s", got, before)
+	}
+	for i := 2; i <= maxCheckpoints; i++ {
+		if _, err := d.SendCommand("checkpoint"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ = d.SendCommand("checkpoint one-too-many")
+	if r.Failed == nil || !strings.Contains(r.Result, "Maximum number of checkpoints") {
+		t.Errorf("11th checkpoint: %q", r.Result)
+	}
+}

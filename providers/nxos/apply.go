@@ -122,7 +122,7 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string
 	if _, err := c.configure(tp.Commands); err != nil {
 		return t.undo(ctx, x, c, fmt.Errorf("apply: %w", err))
 	}
-	post, err := t.readLive(c)
+	post, err := t.readConfig(c, pre)
 	if err != nil {
 		return t.undo(ctx, x, c, fmt.Errorf("re-read after apply: %w", err))
 	}
@@ -222,7 +222,7 @@ func (t *Target) rollback(x *txn, c *conn, cause error) (string, error) {
 		}
 		return plan.StatusFailed, fmt.Errorf("%s: %v; then the rollback failed: %w; checkpoint %s is kept on the switch", t.Address(), cause, err, x.checkpoint)
 	}
-	after, err := t.readLive(c)
+	after, err := t.readConfig(c, x.pre)
 	if err != nil {
 		if errors.Is(err, errConnection) {
 			return plan.StatusFailed, err

@@ -240,6 +240,13 @@ func (t *Target) readLive(c *conn) (*state, error) {
 			return nil, err
 		}
 	}
+	return t.readConfig(c, st)
+}
+
+// readConfig reads the managed configuration into a copy of st (version,
+// modules and VDC are kept): after a change only the configuration moves.
+func (t *Target) readConfig(c *conn, facts *state) (*state, error) {
+	st := &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName}
 	var text strings.Builder
 	for _, sec := range sections {
 		out, err := c.command("show running-config " + sec)
