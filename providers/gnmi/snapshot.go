@@ -55,26 +55,35 @@ func (t *target) getLeaves(ctx context.Context, origin, path string) ([]gpath.Le
 }
 
 // read takes a snapshot for the desired objects and the owned collections.
+// It reads whole containers (the parent of each object, e.g. /qos/queues
+// for one queue) once each, so a 32-port switch costs a handful of Gets
+// rather than one per object, then hands each object and collection the
+// leaves under its path.
 func (t *target) read(ctx context.Context, d *profiles.Desired) (*snapshot, error) {
+	c := &readCache{t: t}
 	s := &snapshot{objects: make([][]gpath.Leaf, len(d.Objects))}
 	for i, o := range d.Objects {
-		l, err := t.getLeaves(ctx, o.Origin, o.Path)
+		p, err := gpath.Parse(o.Path)
+		if err != nil {
+			return nil, err
+		}
+		l, err := c.under(ctx, o.Origin, p, containerOf(p))
 		if err != nil {
 			return nil, err
 		}
 		s.objects[i] = l
 	}
 	seen := map[string]bool{}
-	for _, c := range t.prof.Collections(t.sw.Interfaces) {
-		leaves, err := t.getLeaves(ctx, c.Origin, c.Container)
+	for _, col := range t.prof.Collections(t.sw.Interfaces) {
+		base, err := gpath.Parse(col.Container)
 		if err != nil {
 			return nil, err
 		}
-		base, err := gpath.Parse(c.Container)
+		leaves, err := c.under(ctx, col.Origin, base, base)
 		if err != nil {
 			return nil, err
 		}
-		for _, it := range ownedIn(c, base, leaves) {
+		for _, it := range ownedIn(col, base, leaves) {
 			k := it.origin + " " + it.path.Key()
 			if !seen[k] {
 				seen[k] = true
@@ -84,6 +93,58 @@ func (t *target) read(ctx context.Context, d *profiles.Desired) (*snapshot, erro
 	}
 	sort.Slice(s.owned, func(i, j int) bool { return s.owned[i].path.Key() < s.owned[j].path.Key() })
 	return s, nil
+}
+
+// containerOf is the path read to find p: its parent, or for a top-level
+// list entry the whole list (never the root).
+func containerOf(p gpath.Path) gpath.Path {
+	if len(p) <= 1 {
+		if len(p) == 1 {
+			return gpath.Path{{Name: p[0].Name}}
+		}
+		return p
+	}
+	return p[:len(p)-1]
+}
+
+// readCache remembers what one read fetched, per origin and path.
+type readCache struct {
+	t       *target
+	fetched []fetched
+}
+
+type fetched struct {
+	origin string
+	path   gpath.Path
+	leaves []gpath.Leaf
+}
+
+// under returns the leaves at or under p, fetching fetch (an ancestor of p
+// or p itself) unless an earlier Get already covered p.
+func (c *readCache) under(ctx context.Context, origin string, p, fetch gpath.Path) ([]gpath.Leaf, error) {
+	var src *fetched
+	for i := range c.fetched {
+		f := &c.fetched[i]
+		if f.origin == origin && p.HasPrefix(f.path) {
+			src = f
+			break
+		}
+	}
+	if src == nil {
+		leaves, err := c.t.getLeaves(ctx, origin, fetch.String())
+		if err != nil {
+			return nil, err
+		}
+		c.fetched = append(c.fetched, fetched{origin: origin, path: fetch, leaves: leaves})
+		src = &c.fetched[len(c.fetched)-1]
+	}
+	var out []gpath.Leaf
+	for _, l := range src.leaves {
+		if l.Path.HasPrefix(p) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // ownedIn finds the owned entries and leaves in one collection's leaves.
