@@ -93,6 +93,9 @@ func NewWithOptions(env plan.Env, sw *policies.Switch, o Options) (plan.Target, 
 	if sw.Platform != policies.PlatformGNMI {
 		return nil, fmt.Errorf("switch.%s: platform %q is not gnmi", sw.Name, sw.Platform)
 	}
+	if sw.Address == "" && sw.Capture != "" {
+		return nil, fmt.Errorf("switch.%s: saved captures are not supported for gNMI switches; give the address (host:port) of the target", sw.Name)
+	}
 	if sw.Address == "" {
 		return nil, fmt.Errorf("switch.%s: gNMI needs an address (host:port)", sw.Name)
 	}
