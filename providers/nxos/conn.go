@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,9 +91,9 @@ func (dl dialer) open(ctx context.Context) (*conn, error) {
 	if !ok {
 		return nil, errors.New("scrapligo cisco_nxos has no configuration privilege level; is the pinned v1.4.x in use?")
 	}
-	cfg.NotContains = configurationNotContains
+	cfg.NotContains = slices.Clone(configurationNotContains)
 	d.UpdatePrivileges()
-	d.FailedWhenContains = failedWhenContains
+	d.FailedWhenContains = slices.Clone(failedWhenContains)
 	if err := d.Open(); err != nil {
 		_ = tr.Close()
 		if errors.Is(err, errHostKey) {
