@@ -108,6 +108,14 @@ func TestGetAndAuth(t *testing.T) {
 	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()); got != "1500" {
 		t.Errorf("mtu = %s", got)
 	}
+	whole, _ := gpath.Parse("/interfaces/interface")
+	resp, err = c.Get(ctx, &gpb.GetRequest{Path: []*gpb.Path{whole.Proto("openconfig")}, Encoding: gpb.Encoding_JSON_IETF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()); !strings.HasPrefix(got, `[{"config":{"mtu":1500,"name":"Ethernet1"}`) {
+		t.Errorf("whole list = %s", got)
+	}
 	for _, tc := range []struct {
 		path string
 		enc  gpb.Encoding
