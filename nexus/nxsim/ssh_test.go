@@ -272,3 +272,31 @@ func TestConcurrentSessionsShareConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestServeReturnsWhenListenerClosed: closing the listener (not the
+// context) ends Serve, open sessions included.
+func TestServeReturnsWhenListenerClosed(t *testing.T) {
+	sw := newTestSwitch(t, Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sw.Serve(context.Background(), ln) }()
+	c, err := ssh.Dial("tcp", ln.Addr().String(), &ssh.ClientConfig{User: "admin", Auth: []ssh.AuthMethod{ssh.Password("admin")},
+		HostKeyCallback: ssh.FixedHostKey(sw.HostKey()), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	openShell(t, c).waitFor(t, "sw1# ")
+	ln.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after its listener closed")
+	}
+}
