@@ -298,3 +298,77 @@ func TestFailAfterStepRefusedOutsideLab(t *testing.T) {
 		t.Errorf("fault injection accepted on a non-lab root: %v %+v", err, rep)
 	}
 }
+
+func TestLabExistingVLANWithWrongMapIsUpdated(t *testing.T) {
+	ns := newNetns(t)
+	root := seedTestLab(t, false)
+	fab, h := testFabric()
+	want, err := Desired(fab, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inNetns(t, ns, func() {
+		ctx := context.Background()
+		sys, _ := Open(root)
+		// Someone created the VLAN by hand, mapping only priority 0.
+		if err := sys.Links.AddVLAN(ctx, "v0", "v0.100", 100, map[uint32]uint32{0: 3}); err != nil {
+			t.Fatal(err)
+		}
+		rd, err := sys.Read(ctx, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vc *plan.Change
+		for _, c := range Diff(rd.Current, rd.Resolved) {
+			if c.Address == "nic.v0.vlan100" {
+				c := c
+				vc = &c
+			}
+		}
+		if vc == nil || vc.Action != plan.ActionUpdate || vc.Before == "" {
+			t.Fatalf("VLAN change %+v, want an update with a before", vc)
+		}
+		if _, err := sys.Apply(ctx, rd.Resolved, ApplyOptions{Fingerprint: rd.Fingerprint}); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := sys.Links.Link(ctx, "v0.100")
+		for p := uint32(0); p < 8; p++ {
+			if v.VLAN.Egress[p] != 3 {
+				t.Errorf("egress %d -> %d after apply", p, v.VLAN.Egress[p])
+			}
+		}
+	})
+}
+
+func TestLabDCBEmulationFollowsMlx5Rules(t *testing.T) {
+	ns := newNetns(t)
+	root := seedTestLab(t, false)
+	inNetns(t, ns, func() {
+		ctx := context.Background()
+		sys, _ := Open(root)
+		d := sys.DCB
+		cases := []struct {
+			name string
+			do   func() error
+			ok   bool
+		}{
+			{"non-DSCP selector refused", func() error { return d.AddApps(ctx, "v0", []DCBApp{{Selector: 1, Priority: 3, Protocol: 0x8915}}) }, false},
+			{"DSCP 64 refused", func() error { return d.AddApps(ctx, "v0", []DCBApp{{AppSelDSCP, 3, 64}}) }, false},
+			{"add DSCP 26", func() error { return d.AddApps(ctx, "v0", []DCBApp{{AppSelDSCP, 3, 26}}) }, true},
+			{"re-add replaces priority", func() error { return d.AddApps(ctx, "v0", []DCBApp{{AppSelDSCP, 5, 26}}) }, true},
+			{"delete with the old priority refused", func() error { return d.DelApps(ctx, "v0", []DCBApp{{AppSelDSCP, 3, 26}}) }, false},
+			{"delete with the programmed priority", func() error { return d.DelApps(ctx, "v0", []DCBApp{{AppSelDSCP, 5, 26}}) }, true},
+			{"host and lld-managed together refused", func() error { return d.SetDCBX(ctx, "v0", DCBXHost|DCBXLLDManaged) }, false},
+			{"missing netdev", func() error { _, _, err := d.Get(ctx, "nope0"); return err }, false},
+		}
+		for _, tc := range cases {
+			if err := tc.do(); (err == nil) != tc.ok {
+				t.Errorf("%s: err %v", tc.name, err)
+			}
+		}
+		r, _, _ := d.Get(ctx, "v0")
+		if len(r.Apps) != 0 {
+			t.Errorf("apps left: %+v", r.Apps)
+		}
+	})
+}

@@ -35,6 +35,8 @@ type sshRunner struct {
 	netns  string
 	root   string
 
+	auth *agentAuth // nil without ssh-agent
+
 	mu     sync.Mutex
 	client *ssh.Client
 	ready  bool // the binary is on the host with the right digest
@@ -143,11 +145,48 @@ func (s *sshRunner) run(ctx context.Context, stdin []byte) ([]byte, []byte, erro
 func (s *sshRunner) close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	aerr := s.auth.close()
 	if s.client == nil {
-		return nil
+		return aerr
 	}
 	err := s.client.Close()
 	s.client = nil
+	return errors.Join(err, aerr)
+}
+
+// agentAuth talks to the user's ssh-agent. The connection must stay open
+// through the handshake (the agent signs then), so it is kept and closed
+// with the runner.
+type agentAuth struct {
+	sock string
+	mu   sync.Mutex
+	conn net.Conn
+}
+
+func (a *agentAuth) signers() ([]ssh.Signer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conn == nil {
+		c, err := net.Dial("unix", a.sock)
+		if err != nil {
+			return nil, fmt.Errorf("ssh-agent %s: %w", a.sock, err)
+		}
+		a.conn = c
+	}
+	return agent.NewClient(a.conn).Signers()
+}
+
+func (a *agentAuth) close() error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conn == nil {
+		return nil
+	}
+	err := a.conn.Close()
+	a.conn = nil
 	return err
 }
 
@@ -156,17 +195,17 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // sshConfig builds the client config: host key verified against a pinned
 // key or a known_hosts file (never skipped), key / ssh-agent / password
 // auth from the host's credentials block.
-func sshConfig(fab *policies.Fabric, h *policies.Host, getenv func(string) (string, bool)) (*ssh.ClientConfig, error) {
+func sshConfig(fab *policies.Fabric, h *policies.Host, getenv func(string) (string, bool)) (*ssh.ClientConfig, *agentAuth, error) {
 	cb, err := hostKeyCallback(fab, h, getenv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := &ssh.ClientConfig{HostKeyCallback: cb, User: "root", Timeout: 30 * time.Second}
 	var cred *policies.Credentials
 	if h.Credentials != "" {
 		c, ok := fab.Credentials[h.Credentials]
 		if !ok {
-			return nil, fmt.Errorf("credentials %q not defined", h.Credentials)
+			return nil, nil, fmt.Errorf("credentials %q not defined", h.Credentials)
 		}
 		cred = c
 	}
@@ -177,36 +216,30 @@ func sshConfig(fab *policies.Fabric, h *policies.Host, getenv func(string) (stri
 	if cred != nil && (cred.KeyFile != "" || cred.KeyEnv != "" || cred.PasswordFile != "" || cred.PasswordEnv != "") {
 		sec, err := fab.ResolveCredentials(cred.Name, getenv)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		secret = sec
 	}
 	if len(secret.Key) > 0 {
 		signer, err := ssh.ParsePrivateKey(secret.Key)
 		if err != nil {
-			return nil, fmt.Errorf("credentials %s: private key: %w", cred.Name, err)
+			return nil, nil, fmt.Errorf("credentials %s: private key: %w", cred.Name, err)
 		}
 		cfg.Auth = append(cfg.Auth, ssh.PublicKeys(signer))
 	}
+	var agentConn *agentAuth
 	if sock, ok := getenv("SSH_AUTH_SOCK"); ok && sock != "" {
-		cfg.Auth = append(cfg.Auth, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
-			conn, err := net.Dial("unix", sock)
-			if err != nil {
-				return nil, fmt.Errorf("ssh-agent %s: %w", sock, err)
-			}
-			// The connection lives as long as the signers are used (the
-			// handshake); it is closed with the process.
-			return agent.NewClient(conn).Signers()
-		}))
+		agentConn = &agentAuth{sock: sock}
+		cfg.Auth = append(cfg.Auth, ssh.PublicKeysCallback(agentConn.signers))
 	}
 	if secret.Password != "" {
 		// Password auth only ever comes from the credentials block.
 		cfg.Auth = append(cfg.Auth, ssh.Password(secret.Password))
 	}
 	if len(cfg.Auth) == 0 {
-		return nil, fmt.Errorf("no SSH authentication: set key_file/key_env or password_env/password_file in credentials %q, or run an ssh-agent (SSH_AUTH_SOCK)", h.Credentials)
+		return nil, nil, fmt.Errorf("no SSH authentication: set key_file/key_env or password_env/password_file in credentials %q, or run an ssh-agent (SSH_AUTH_SOCK)", h.Credentials)
 	}
-	return cfg, nil
+	return cfg, agentConn, nil
 }
 
 func resolvePath(fab *policies.Fabric, p string) string {

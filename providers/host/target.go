@@ -62,7 +62,7 @@ func New(env plan.Env, h *policies.Host) (plan.Target, error) {
 	if h.Address == "" {
 		return nil, fmt.Errorf("%s: no address and not local", addr)
 	}
-	cfg, err := sshConfig(env.Fabric, h, getenv)
+	cfg, auth, err := sshConfig(env.Fabric, h, getenv)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", addr, err)
 	}
@@ -75,7 +75,7 @@ func New(env plan.Env, h *policies.Host) (plan.Target, error) {
 		hostport = net.JoinHostPort(hostport, "22")
 	}
 	t.endpoint = "ssh://" + cfg.User + "@" + hostport
-	t.client = &Client{host: addr, r: &sshRunner{addr: hostport, config: cfg, agent: bin, digest: fileDigest(bin), netns: h.Netns, root: root}}
+	t.client = &Client{host: addr, r: &sshRunner{addr: hostport, config: cfg, auth: auth, agent: bin, digest: fileDigest(bin), netns: h.Netns, root: root}}
 	return t, nil
 }
 
