@@ -24,8 +24,10 @@ type LabNIC struct {
 	RDMADevice string // default mlx5_<i>
 	FWVer      string // default "16.35.2000"
 	Rate       string // default "100 Gb/sec (4X EDR)"
-	// GIDs are the addresses the port's GID table holds: each gives a RoCE
-	// v1 and a v2 entry on its netdev, after the two link-local entries.
+	// GIDs are addresses already configured when the lab is seeded: each
+	// gives a RoCE v1 and a v2 entry on its netdev, after the two
+	// link-local entries. Addresses added later (by an apply) get their
+	// entries from the lab emulation, as the kernel would add them.
 	GIDs []LabGID
 }
 

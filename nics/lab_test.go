@@ -28,7 +28,9 @@ func testFabric(mpi ...string) (*policies.Fabric, *policies.Host) {
 func seedTestLab(t *testing.T, legacy bool) string {
 	t.Helper()
 	root := t.TempDir()
-	spec := LabSpec{LegacyOFED: legacy, NICs: []LabNIC{{Netdev: "v0", RDMADevice: "mlx5_0", GIDs: []LabGID{{Netdev: "v0.100", IP: "10.10.0.11"}}}}}
+	// No GID for 10.10.0.11 yet: the address doesn't exist until the apply
+	// adds it, and the emulated GID table follows the addresses.
+	spec := LabSpec{LegacyOFED: legacy, NICs: []LabNIC{{Netdev: "v0", RDMADevice: "mlx5_0"}}}
 	if err := SeedLab(root, spec); err != nil {
 		t.Fatal(err)
 	}

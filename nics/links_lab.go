@@ -74,13 +74,18 @@ func (l *labLinks) SetMTU(ctx context.Context, name string, mtu int) error {
 	return saveLab(l.root, "vlan", name, v)
 }
 
+func (l *labLinks) gids() labGIDs { return labGIDs{sys: &System{Root: l.root, Lab: true}} }
+
 func (l *labLinks) AddAddr(ctx context.Context, name, cidr string) error {
 	v, err := l.vlan(name)
 	if err != nil {
 		return err
 	}
 	if v == nil {
-		return l.real.AddAddr(ctx, name, cidr)
+		if err := l.real.AddAddr(ctx, name, cidr); err != nil {
+			return err
+		}
+		return l.gids().add(name, name, cidr)
 	}
 	if _, err := parseAddr(name, cidr); err != nil {
 		return err
@@ -92,7 +97,10 @@ func (l *labLinks) AddAddr(ctx context.Context, name, cidr string) error {
 		}
 	}
 	v.Addresses = append(v.Addresses, c)
-	return saveLab(l.root, "vlan", name, v)
+	if err := saveLab(l.root, "vlan", name, v); err != nil {
+		return err
+	}
+	return l.gids().add(v.Parent, name, c)
 }
 
 func (l *labLinks) DelAddr(ctx context.Context, name, cidr string) error {
@@ -101,7 +109,10 @@ func (l *labLinks) DelAddr(ctx context.Context, name, cidr string) error {
 		return err
 	}
 	if v == nil {
-		return l.real.DelAddr(ctx, name, cidr)
+		if err := l.real.DelAddr(ctx, name, cidr); err != nil {
+			return err
+		}
+		return l.gids().del(name, name, cidr)
 	}
 	c := canonicalCIDR(cidr)
 	kept := v.Addresses[:0]
@@ -117,7 +128,10 @@ func (l *labLinks) DelAddr(ctx context.Context, name, cidr string) error {
 		return fmt.Errorf("%s: delete address %s: cannot assign requested address", name, cidr)
 	}
 	v.Addresses = kept
-	return saveLab(l.root, "vlan", name, v)
+	if err := saveLab(l.root, "vlan", name, v); err != nil {
+		return err
+	}
+	return l.gids().del(v.Parent, name, c)
 }
 
 func (l *labLinks) AddVLAN(ctx context.Context, parent, name string, id int, egress map[uint32]uint32) error {
@@ -158,6 +172,12 @@ func (l *labLinks) DelLink(ctx context.Context, name string) error {
 	}
 	if v == nil {
 		return l.real.DelLink(ctx, name)
+	}
+	// Deleting the device drops its addresses and so their GIDs.
+	for _, a := range v.Addresses {
+		if err := l.gids().del(v.Parent, name, a); err != nil {
+			return err
+		}
 	}
 	return removeLab(l.root, "vlan", name)
 }

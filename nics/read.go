@@ -131,6 +131,9 @@ func (s *System) Read(ctx context.Context, desired *HostState) (*ReadResult, err
 	for _, n := range resolved.NICs {
 		s.DeviceFacts(n.RDMADevice, n.Port, facts)
 	}
+	for _, c := range resolved.RDMACM {
+		facts["rdma_cm."+c.Device+".method"] = c.Method
+	}
 	return &ReadResult{Current: cur, Resolved: resolved, Fingerprint: Fingerprint(cur), Facts: facts, Notes: notes}, nil
 }
 

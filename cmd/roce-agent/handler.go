@@ -72,14 +72,20 @@ func fail(resp *agentproto.Response, code string, err error) *agentproto.Respons
 	return resp
 }
 
-// allowedProbeTools are the executables a probe may run: the agent runs
-// only protocol-defined operations, so a probe command override must still
-// be a perftest binary.
-var allowedProbeTools = map[string]bool{perftest.ToolWriteBW: true, perftest.ToolSendBW: true, perftest.ToolReadBW: true}
+// isPerftestTool reports whether a probe may run the executable: the agent
+// runs only protocol-defined operations, so a probe command override must
+// still be a perftest binary.
+func isPerftestTool(exe string) bool {
+	switch filepath.Base(exe) {
+	case perftest.ToolWriteBW, perftest.ToolSendBW, perftest.ToolReadBW:
+		return true
+	}
+	return false
+}
 
 func probe(ctx context.Context, sys *nics.System, p *agentproto.ProbeRequest) (*agentproto.ProbeResult, error) {
 	o := p.Options
-	if len(o.Command) > 0 && !allowedProbeTools[filepath.Base(o.Command[0])] {
+	if len(o.Command) > 0 && !isPerftestTool(o.Command[0]) {
 		return nil, fmt.Errorf("probe command %q is not a perftest tool (ib_write_bw, ib_send_bw, ib_read_bw)", o.Command[0])
 	}
 	if p.NIC.Netdev != "" && o.Device == "" {
