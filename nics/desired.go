@@ -110,6 +110,7 @@ type nicPlan struct {
 	ipNetdev string // netdev carrying the address (VLAN or parent)
 	cidr     string
 	tos      int
+	gidIndex *int // pinned by the policy; nil = resolve on the host
 }
 
 func desiredNIC(h *policies.Host, n *policies.NIC, c *policies.Lossless) (nicPlan, error) {
@@ -157,7 +158,10 @@ func desiredNIC(h *policies.Host, n *policies.NIC, c *policies.Lossless) (nicPla
 	} else {
 		ns.MTUMin = MinRoCEMTU
 	}
-	np := nicPlan{class: c, ipNetdev: n.Netdev, tos: ToS(c)}
+	np := nicPlan{class: c, ipNetdev: n.Netdev, tos: ToS(c), gidIndex: n.GIDIndex}
+	if n.GIDIndex != nil && (*n.GIDIndex < 0 || *n.GIDIndex > 255) {
+		return nicPlan{}, fmt.Errorf("gid_index %d is not 0-255", *n.GIDIndex)
+	}
 	if n.Address != "" {
 		ip, ipn, err := net.ParseCIDR(n.Address)
 		if err != nil {

@@ -117,3 +117,20 @@ func TestDesiredGolden(t *testing.T) {
 	b, _ := json.MarshalIndent(st, "", "  ")
 	golden(t, "desired_h1.json", append(b, '\n'))
 }
+
+func TestDesiredPinnedGIDIndexIsUsedAsIs(t *testing.T) {
+	fab, h := testFabric("nccl")
+	idx := 7
+	h.NICs[0].GIDIndex = &idx
+	st, err := Desired(fab, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range st.Files {
+		for _, e := range f.Entries {
+			if e.Key == "NCCL_IB_GID_INDEX" && (e.Value != "7" || e.GID != nil) {
+				t.Errorf("pinned GID entry %+v", e)
+			}
+		}
+	}
+}

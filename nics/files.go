@@ -40,7 +40,11 @@ func desiredFiles(h *policies.Host, nics []nicPlan) ([]FileState, error) {
 	prio := strconv.Itoa(first.class.Priority)
 	tos := strconv.Itoa(first.tos)
 	var gid *GIDRef
-	if first.cidr != "" {
+	pinned := ""
+	if first.gidIndex != nil {
+		// The policy pins the index: used as is, never resolved.
+		pinned = strconv.Itoa(*first.gidIndex)
+	} else if first.cidr != "" {
 		ip, _, _ := net.ParseCIDR(first.cidr)
 		gid = &GIDRef{Device: first.state.RDMADevice, Port: first.state.Port, Netdev: first.ipNetdev, Parent: first.state.Netdev, IP: ip.String(), RoCEMode: first.state.RoCEMode}
 	}
@@ -56,6 +60,9 @@ func desiredFiles(h *policies.Host, nics []nicPlan) ([]FileState, error) {
 	}
 	nets = sortedUnique(nets)
 	gidKV := func(key string) (KV, error) {
+		if pinned != "" {
+			return KV{Key: key, Value: pinned}, nil
+		}
 		if gid == nil {
 			return KV{}, fmt.Errorf("%s needs a GID index, resolved from the first NIC's address: set address on nic %s", key, first.state.Netdev)
 		}
@@ -83,14 +90,14 @@ func desiredFiles(h *policies.Host, nics []nicPlan) ([]FileState, error) {
 			if len(nets) > 0 {
 				e = append(e, KV{Key: "btl_openib_ipaddr_include", Value: joinComma(nets)})
 			}
-			if gid != nil {
+			if gid != nil || pinned != "" {
 				g, _ := gidKV("btl_openib_gid_index")
 				e = append(e, g)
 			}
 			files = append(files, FileState{Path: FileOpenMPI, Format: FormatKVSpaced, Exists: true, Entries: e})
 		case "ucx":
 			e := []KV{{Key: "UCX_IB_SL", Value: prio}, {Key: "UCX_IB_TRAFFIC_CLASS", Value: tos}}
-			if gid != nil {
+			if gid != nil || pinned != "" {
 				g, _ := gidKV("UCX_IB_GID_INDEX")
 				e = append(e, g)
 			}
@@ -98,7 +105,7 @@ func desiredFiles(h *policies.Host, nics []nicPlan) ([]FileState, error) {
 			files = append(files, FileState{Path: FileUCX, Format: FormatKV, Exists: true, Entries: e})
 		case "nccl":
 			e := []KV{{Key: "NCCL_IB_SL", Value: prio}, {Key: "NCCL_IB_TC", Value: tos}}
-			if gid != nil {
+			if gid != nil || pinned != "" {
 				g, _ := gidKV("NCCL_IB_GID_INDEX")
 				e = append(e, g)
 			}
