@@ -149,9 +149,6 @@ func captureHost(t *testing.T, sys *System) hostState {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range r.Apps {
-		_ = i
-	}
 	sort.Slice(r.Apps, func(i, j int) bool { return r.Apps[i].Protocol < r.Apps[j].Protocol })
 	l, err := sys.Links.Link(ctx, "v0")
 	if err != nil {

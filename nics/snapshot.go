@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Snapshot is everything an apply can touch, captured before it starts, so
@@ -147,7 +148,8 @@ func (s *System) Restore(ctx context.Context, sn *Snapshot, desired *HostState) 
 	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
 	for _, d := range dirs {
 		if ents, err := os.ReadDir(d); err == nil && len(ents) == 0 {
-			do("dir:"+d, "remove (did not exist)", func() error { return os.Remove(d) })
+			rel := "/" + strings.TrimPrefix(strings.TrimPrefix(d, s.Root), "/")
+			do("dir:"+rel, "remove (did not exist)", func() error { return os.Remove(d) })
 		}
 	}
 	// rdma_cm.

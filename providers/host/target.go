@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,6 +50,10 @@ func New(env plan.Env, h *policies.Host) (plan.Target, error) {
 	root := h.Root
 	if root == "" {
 		root = "/"
+	}
+	if h.Local && !filepath.IsAbs(root) && env.Fabric != nil && env.Fabric.Dir != "" {
+		// A relative root in a policy means relative to the policy directory.
+		root = filepath.Join(env.Fabric.Dir, root)
 	}
 	t := &Target{name: h.Name, fab: env.Fabric, h: h}
 	if h.Local {
