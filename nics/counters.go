@@ -19,7 +19,8 @@ type NICRef struct {
 
 // Counters reads versions and per-port lossless counters: PFC bitmap and
 // per-priority pause frames from dcbnl (ieee_pfc requests = sent,
-// indications = received, reference/host.md §1.1), RDMA counters and
+// indications = received, reference/host.md §1.1) or, without dcbnl, from
+// the driver's ethtool statistics (rx/tx_prio<N>_pause), RDMA counters and
 // hw_counters from sysfs, the port rate and MTU. A netdev without DCB gives
 // no pause counters rather than an error, so verify still gets the rest.
 func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device, error) {
@@ -67,6 +68,18 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 			}
 		case err != nil && !errors.Is(err, ErrDCBUnsupported):
 			return nil, err
+		default:
+			// No dcbnl on this netdev: fall back to the driver's per-priority
+			// pause counters (mlx5 ethtool -S names), when it has them.
+			if st, err := EthtoolStats(r.Netdev); err == nil {
+				if rx, tx, ok := PausePerPriority(st); ok {
+					p.RxPause, p.TxPause = rx, tx
+					for i := 0; i < 8; i++ {
+						p.RxPauseTotal += rx[i]
+						p.TxPauseTotal += tx[i]
+					}
+				}
+			}
 		}
 		base := path.Join(ibClass, r.RDMADevice, "ports", strconv.Itoa(r.Port))
 		if err := readCounters(s.Path(path.Join(base, "counters")), p.Counters); err != nil {
