@@ -96,10 +96,12 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 	}
 	// Resolve again: GID indexes pending at plan time exist now.
 	final, _, err := s.Resolve(ctx, want)
-	if err == nil {
-		want = final
+	if err != nil {
+		rep.FailedStep = "verify"
+		return s.rollback(ctx, rep, sn, want, fmt.Errorf("verify: %w", err))
 	}
-	after, err := s.readCurrentErr(ctx, want, err)
+	want = final
+	after, err := s.readCurrent(ctx, want)
 	if err != nil {
 		rep.FailedStep = "verify"
 		return s.rollback(ctx, rep, sn, want, fmt.Errorf("verify: %w", err))
@@ -115,13 +117,6 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 	rep.Status = plan.StatusApplied
 	rep.Fingerprint = Fingerprint(after)
 	return rep, nil
-}
-
-func (s *System) readCurrentErr(ctx context.Context, want *HostState, err error) (*HostState, error) {
-	if err != nil {
-		return nil, err
-	}
-	return s.readCurrent(ctx, want)
 }
 
 func (s *System) rollback(ctx context.Context, rep *ApplyReport, sn *Snapshot, want *HostState, cause error) (*ApplyReport, error) {
