@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -34,6 +36,8 @@ type sshRunner struct {
 	digest string // its sha256, hex
 	netns  string
 	root   string
+	arch   string // the agent binary's machine as uname -m prints it; "" = unknown
+	sudo   bool   // the SSH user is not root: run the agent through sudo -n
 
 	auth *agentAuth // nil without ssh-agent
 
@@ -104,6 +108,12 @@ func (s *sshRunner) ensureAgent(ctx context.Context, client *ssh.Client) error {
 		s.ready = true
 		return nil
 	}
+	if s.arch != "" {
+		out, _, err := s.exec(ctx, client, "uname -m", nil)
+		if m := strings.TrimSpace(string(out)); err == nil && m != "" && m != s.arch {
+			return fmt.Errorf("the host is %s but the roce-agent binary is built for %s: build it for the host (GOOS=linux GOARCH=...) and point $%s at it", m, s.arch, AgentEnv)
+		}
+	}
 	tmp := s.remotePath() + ".tmp"
 	up := fmt.Sprintf("cd && umask 077 && mkdir -p %s && cat > %s && chmod 0700 %s && mv -f %s %s",
 		remoteAgentDir, shellQuote(tmp), shellQuote(tmp), shellQuote(tmp), shellQuote(s.remotePath()))
@@ -130,6 +140,10 @@ func (s *sshRunner) run(ctx context.Context, stdin []byte) ([]byte, []byte, erro
 	// The digest is checked again right before exec, in the same shell, so
 	// a binary swapped since the copy is never run.
 	cmd := s.checkCmd() + " && exec "
+	if s.sudo {
+		// netlink and configfs need root; -n fails instead of prompting.
+		cmd += "sudo -n "
+	}
 	if s.netns != "" {
 		cmd += "ip netns exec " + shellQuote(s.netns) + " "
 	}
@@ -290,6 +304,31 @@ func pinnedKey(pin string) (ssh.HostKeyCallback, error) {
 		return nil, fmt.Errorf("host_key %q: want an authorized_keys line or a SHA256: fingerprint: %w", truncate(pin, 40), err)
 	}
 	return ssh.FixedHostKey(want), nil
+}
+
+// elfMachine returns the uname -m name of an ELF binary's machine, or ""
+// when it is not an ELF file or the machine is not one we name.
+func elfMachine(b []byte) string {
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		return ""
+	}
+	switch f.Machine {
+	case elf.EM_X86_64:
+		return "x86_64"
+	case elf.EM_AARCH64:
+		return "aarch64"
+	case elf.EM_PPC64:
+		if f.ByteOrder == binary.LittleEndian {
+			return "ppc64le"
+		}
+		return "ppc64"
+	case elf.EM_S390:
+		return "s390x"
+	case elf.EM_RISCV:
+		return "riscv64"
+	}
+	return ""
 }
 
 // fileDigest returns the sha256 (hex) of b.

@@ -3,7 +3,9 @@ package host
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -190,5 +192,62 @@ func TestSSHNoAuthConfigured(t *testing.T) {
 	_, err := New(testEnv(fab, nil), h)
 	if err == nil || !strings.Contains(err.Error(), "no SSH authentication") {
 		t.Errorf("err %v", err)
+	}
+}
+
+func TestSSHRefusesAgentForAnotherArchitecture(t *testing.T) {
+	_, h, srv, env := sshHost(t)
+	tg, err := New(env, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	r := tg.(*Target).client.r.(*sshRunner)
+	r.arch = "sparc64" // as if the binary were built for another machine
+	_, err = tg.Plan(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "built for sparc64") {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(srv.home, ".cache/roce")); err == nil {
+		t.Error("the binary was copied anyway")
+	}
+}
+
+func TestElfMachineOfTheBuiltAgent(t *testing.T) {
+	b, err := os.ReadFile(agentBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]
+	if want == "" {
+		t.Skipf("no uname -m name mapped for %s in this test", runtime.GOARCH)
+	}
+	if got := elfMachine(b); got != want {
+		t.Errorf("elfMachine = %q, want %q", got, want)
+	}
+	if elfMachine([]byte("#!/bin/sh\n")) != "" {
+		t.Error("a script has an ELF machine")
+	}
+}
+
+// A non-root SSH user runs the agent through sudo -n (netlink and configfs
+// need root), after the digest check.
+func TestSSHNonRootUserUsesSudo(t *testing.T) {
+	fab, h, srv, env := sshHost(t)
+	fab.Credentials["lab"].Username = "ops"
+	tg, err := New(env, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	_, planErr := tg.Plan(context.Background())
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	last := srv.cmds[len(srv.cmds)-1]
+	if !strings.Contains(last, "sha256sum -c") || !strings.Contains(last, "&& exec sudo -n ") {
+		t.Errorf("agent command %q: want the digest check then sudo -n", last)
+	}
+	if _, err := exec.LookPath("sudo"); err != nil && planErr == nil {
+		t.Error("plan succeeded without sudo installed")
 	}
 }

@@ -80,7 +80,8 @@ func New(env plan.Env, h *policies.Host) (plan.Target, error) {
 		hostport = net.JoinHostPort(hostport, "22")
 	}
 	t.endpoint = "ssh://" + cfg.User + "@" + hostport
-	t.client = &Client{host: addr, r: &sshRunner{addr: hostport, config: cfg, auth: auth, agent: bin, digest: fileDigest(bin), netns: h.Netns, root: root}}
+	t.client = &Client{host: addr, r: &sshRunner{addr: hostport, config: cfg, auth: auth, agent: bin, digest: fileDigest(bin), netns: h.Netns, root: root,
+		arch: elfMachine(bin), sudo: cfg.User != "root"}}
 	return t, nil
 }
 
