@@ -13,15 +13,20 @@ build:
 	@mkdir -p $(BIN)
 	@for c in $(CMDS); do [ -d cmd/$$c ] && [ -n "$$(ls cmd/$$c/*.go 2>/dev/null)" ] && $(GO) build -o $(BIN)/$$c ./cmd/$$c || exit 1; done
 
-# What the tests need from the OS: Debian's perftest (the real ib_write_bw)
-# and iproute2. Installed here so a clean machine (and CI) gets them.
+# What the tests need from the OS, from Debian: perftest (the real
+# ib_write_bw), iproute2 (namespaces), libxml2-utils (xmllint checks JUnit
+# reports against the XSD), openssh-client (nxsim is tried with real ssh).
+# Installed here so a clean machine (and CI) gets them.
+DEBS := perftest iproute2 libxml2-utils openssh-client
 deps-test:
-	@if ! command -v ib_write_bw >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1; then \
+	@if ! command -v ib_write_bw >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1 || \
+	    ! command -v xmllint >/dev/null 2>&1 || ! command -v ssh >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing perftest iproute2 (needed by the tests)"; \
-			(apt-get install -y -q perftest iproute2 >/dev/null 2>&1 || \
-			 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q perftest iproute2 >/dev/null)) ; \
-		else echo "warning: perftest not installed and not root: probe tests will skip"; fi; \
+			echo "installing $(DEBS) (needed by the tests)"; \
+			(apt-get install -y -q $(DEBS) >/dev/null 2>&1 || \
+			 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q $(DEBS) >/dev/null)) || \
+			 { echo "could not install $(DEBS)"; exit 1; }; \
+		else echo "warning: $(DEBS) missing and not root: the tests that need them skip"; fi; \
 	fi
 
 fmt-check:

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -100,7 +99,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "roce-apply: the policy in %s changed since this plan was made; re-run roce-plan and review the new plan\n", dir)
 		return cli.ExitError
 	}
-	lock, err := plan.AcquireLock(ctx, filepath.Join(dir, ".roce", "apply.lock"), *lockTimeout, lockHolder())
+	lock, err := plan.AcquireLockNotify(ctx, plan.DefaultLockPath(dir), *lockTimeout, lockHolder(),
+		func(msg string) { fmt.Fprintln(stderr, "roce-apply:", msg) })
 	if err != nil {
 		fmt.Fprintln(stderr, "roce-apply:", err)
 		return cli.ExitError

@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitError
 	}
 	if *out != "" {
-		if err := plan.WritePlanFile(*out, p, cli.Secrets(fab)); err != nil {
+		if err := plan.WritePlanFileRedacting(*out, p, cli.Secrets(fab)); err != nil {
 			fmt.Fprintln(stderr, "roce-plan: saving the plan:", err)
 			return cli.ExitError
 		}

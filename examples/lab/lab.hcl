@@ -15,6 +15,12 @@ variable "lab_addresses" {
   default     = {}
 }
 
+variable "lab_hosts" {
+  description = "Whether roce-lab started the hosts (network namespaces need root); written by roce-lab up."
+  type        = bool
+  default     = true
+}
+
 variable "lab_netns" {
   description = "The network namespace of each lab host; written by roce-lab up."
   type        = map(string)
@@ -103,7 +109,9 @@ switch "srl-1" {
 }
 
 host "lab" {
-  for_each = local.hosts
+  # Without root the lab starts no host namespaces, and the hosts drop out of
+  # the fabric rather than ever touching this machine's own interfaces.
+  for_each = { for name, h in local.hosts : name => h if var.lab_hosts }
 
   local  = true
   netns  = lookup(var.lab_netns, each.key, "")

@@ -93,21 +93,22 @@ func (c *Common) LoadFabric(dir string, stderr io.Writer) (*policies.Fabric, *po
 	return fab, src, nil
 }
 
-// Secrets returns every credential value the policy resolves to, so outputs
-// can be checked never to contain one. Unresolvable credentials are skipped
-// (they fail later with a clear error at the target that needs them).
-func Secrets(fab *policies.Fabric) []string {
-	var out []string
+// Secrets returns every credential value the policy resolves to, named by
+// its block, so a saved plan can be checked never to contain one (the error
+// names the credential, never the value). Unresolvable credentials are
+// skipped: they fail later with a clear error at the target that needs them.
+func Secrets(fab *policies.Fabric) []plan.Redaction {
+	var out []plan.Redaction
 	for name := range fab.Credentials {
 		s, err := fab.ResolveCredentials(name, os.LookupEnv)
 		if err != nil {
 			continue
 		}
 		if s.Password != "" {
-			out = append(out, s.Password)
+			out = append(out, plan.Redaction{Name: "credentials." + name + " password", Value: s.Password})
 		}
 		if len(s.Key) > 0 {
-			out = append(out, string(s.Key))
+			out = append(out, plan.Redaction{Name: "credentials." + name + " key", Value: string(s.Key)})
 		}
 	}
 	return out

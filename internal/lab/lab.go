@@ -182,6 +182,7 @@ func (l *Lab) writeVars() error {
 	b.WriteString("# Written by roce-lab up: where the lab fabric listens. Pass with -var-file.\n")
 	writeMap(&b, "lab_addresses", l.Switches)
 	writeMap(&b, "lab_netns", l.Netns)
+	fmt.Fprintf(&b, "lab_hosts = %t\n", l.hosts != nil)
 	return os.WriteFile(l.VarFile(), []byte(b.String()), 0o600)
 }
 

@@ -1,0 +1,144 @@
+package lab
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/policies"
+)
+
+// copyLab copies examples/lab (without any running lab's state) to a temp dir.
+func copyLab(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", "lab")
+	dst := filepath.Join(t.TempDir(), "lab")
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if rel == StateDir || rel == ".roce" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func loadWithVars(t *testing.T, l *Lab) *policies.Fabric {
+	t.Helper()
+	fab, src, diags := policies.Load(l.Dir, policies.LoadOptions{VarFiles: []string{l.VarFile()}, Getenv: func(string) (string, bool) { return "", false }})
+	if diags.HasErrors() {
+		var b strings.Builder
+		_ = src.WriteDiagnostics(&b, diags, false)
+		t.Fatalf("the lab policy with its inventory does not load:\n%s", b.String())
+	}
+	return fab
+}
+
+// Without host namespaces (no root) the hosts drop out of the lab policy,
+// so nothing can ever run against this machine's own interfaces.
+func TestUpWithoutHostsLeavesHostsOut(t *testing.T) {
+	dir := copyLab(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l, err := Up(ctx, dir, Options{Hosts: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	fab := loadWithVars(t, l)
+	if len(fab.Hosts) != 0 {
+		t.Fatalf("lab without namespaces still declares %d hosts", len(fab.Hosts))
+	}
+	if len(fab.Switches) != 5 || len(l.Switches) != 5 {
+		t.Fatalf("want 5 switches in the policy and the lab, got %d and %d", len(fab.Switches), len(l.Switches))
+	}
+	for _, sw := range fab.Switches {
+		if sw.Address != l.Switches[sw.Name] {
+			t.Errorf("switch %s: policy address %q, lab listens on %q", sw.Name, sw.Address, l.Switches[sw.Name])
+		}
+	}
+	var b strings.Builder
+	l.Describe(&b)
+	if !strings.Contains(b.String(), "none started") {
+		t.Errorf("Describe does not say hosts were not started:\n%s", b.String())
+	}
+	st, err := ReadState(dir)
+	if err != nil || !st.Ready || !strings.HasPrefix(st.Hosts, "skipped") {
+		t.Fatalf("state = %+v, %v", st, err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.VarFile()); !os.IsNotExist(err) {
+		t.Errorf("inventory still there after Close: %v", err)
+	}
+}
+
+// With root, every host is a namespace wired to the lab bridge, seeded as a
+// lab host; Close removes the namespaces.
+func TestUpWithHostNamespaces(t *testing.T) {
+	if !IsRoot() {
+		t.Skip("network namespaces need root (CI runs as root)")
+	}
+	dir := copyLab(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l, err := Up(ctx, dir, Options{Hosts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab := loadWithVars(t, l)
+	if len(fab.Hosts) != 4 {
+		t.Fatalf("want 4 lab hosts, got %d", len(fab.Hosts))
+	}
+	for _, h := range fab.Hosts {
+		if h.Netns == "" || h.Netns != l.Netns[h.Name] {
+			t.Errorf("host %s: netns %q, lab made %q", h.Name, h.Netns, l.Netns[h.Name])
+		}
+		out, err := exec.Command("ip", "-n", h.Netns, "-o", "link", "show", "eth0").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "eth0") {
+			t.Errorf("host %s: eth0 missing in %s: %v %s", h.Name, h.Netns, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(h.Root, ".roce-lab")); err != nil {
+			t.Errorf("host %s: root not seeded as a lab host: %v", h.Name, err)
+		}
+	}
+	namespaces := l.Netns
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command("ip", "netns", "list").CombinedOutput()
+	for _, ns := range namespaces {
+		if strings.Contains(string(out), ns) {
+			t.Errorf("namespace %s left after Close", ns)
+		}
+	}
+}
+
+func TestUpRefusesAnInvalidLabPolicy(t *testing.T) {
+	dir := copyLab(t)
+	if err := os.WriteFile(filepath.Join(dir, "broken.hcl"), []byte("switch \"x\" {\n  platform = \"nexus9000\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Up(context.Background(), dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "broken.hcl") {
+		t.Fatalf("want an error naming broken.hcl, got %v", err)
+	}
+}
