@@ -1,11 +1,13 @@
 package policies
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -51,10 +53,49 @@ func (s *Sources) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color boo
 	if s != nil {
 		files = s.files
 	}
-	if err := hcl.NewDiagnosticTextWriter(w, files, 0, color).WriteDiagnostics(diags); err != nil {
-		return fmt.Errorf("writing policy diagnostics: %w", err)
+	if color {
+		if err := hcl.NewDiagnosticTextWriter(w, files, 0, true).WriteDiagnostics(diags); err != nil {
+			return fmt.Errorf("writing policy diagnostics: %w", err)
+		}
+		return nil
+	}
+	// Without colour HCL cannot highlight the offending range, so each
+	// diagnostic gets a caret line under its source snippet instead.
+	for _, d := range diags {
+		var b bytes.Buffer
+		if err := hcl.NewDiagnosticTextWriter(&b, files, 0, false).WriteDiagnostic(d); err != nil {
+			return fmt.Errorf("writing policy diagnostics: %w", err)
+		}
+		if _, err := w.Write(withCaret(b.Bytes(), d.Subject)); err != nil {
+			return fmt.Errorf("writing policy diagnostics: %w", err)
+		}
 	}
 	return nil
+}
+
+// withCaret inserts "^^^" under the snippet line HCL printed for subject
+// ("%4d: <source>"), spanning the subject when it is on one line.
+func withCaret(text []byte, subject *hcl.Range) []byte {
+	if subject == nil || subject.Start.Line < 1 || subject.Start.Column < 1 {
+		return text
+	}
+	prefix := fmt.Sprintf("%4d: ", subject.Start.Line)
+	lines := strings.SplitAfter(string(text), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, prefix) {
+			continue
+		}
+		width := 1
+		if subject.End.Line == subject.Start.Line && subject.End.Column > subject.Start.Column {
+			width = subject.End.Column - subject.Start.Column
+		}
+		caret := strings.Repeat(" ", len(prefix)+subject.Start.Column-1) + strings.Repeat("^", width) + "\n"
+		out := append([]string{}, lines[:i+1]...)
+		out = append(out, caret)
+		out = append(out, lines[i+1:]...)
+		return []byte(strings.Join(out, ""))
+	}
+	return text
 }
 
 // Digest is a sha256 over the files read, sorted by name (each contributes
