@@ -104,3 +104,30 @@ func rel(repo, f string) string {
 	}
 	return r
 }
+
+// The policy shown in the README is a real, valid policy.
+func TestReadmePolicyValidates(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(file)), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```hcl\n(.*?)```").FindAllStringSubmatch(string(b), -1)
+	if len(blocks) == 0 {
+		t.Fatal("README has no hcl block")
+	}
+	dir := t.TempDir()
+	var src strings.Builder
+	for _, m := range blocks {
+		src.WriteString(m[1] + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(filepath.Join(binDir, "roce-plan"), "validate", dir)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the README's policy does not validate: %v\n%s", err, out.String())
+	}
+}

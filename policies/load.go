@@ -67,10 +67,11 @@ func Load(dir string, opts LoadOptions) (*Fabric, *Sources, hcl.Diagnostics) {
 	}
 	l := &loader{dir: dir, absDir: absDir, opts: opts, src: newSources(), parser: hclparse.NewParser(), ranges: map[any]attrRanges{}}
 	f := l.load()
-	if l.diags.HasErrors() {
-		return nil, l.src, l.diags
+	diags := collapseRepeats(l.diags)
+	if diags.HasErrors() {
+		return nil, l.src, diags
 	}
-	return f, l.src, l.diags
+	return f, l.src, diags
 }
 
 func (l *loader) load() *Fabric {
