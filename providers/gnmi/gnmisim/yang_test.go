@@ -13,7 +13,8 @@ import (
 func yangDir(t *testing.T) string {
 	d := os.Getenv("ROCE_YANG_DIR")
 	if d == "" {
-		d = "/work/shared/reference/yang"
+		// CI and developers have shared/ beside the checkout (repo/../shared).
+		d = filepath.Join("..", "..", "..", "..", "shared", "reference", "yang")
 	}
 	if _, err := os.Stat(d); err != nil {
 		t.Skipf("YANG reference not present at %s (set ROCE_YANG_DIR): %v", d, err)
