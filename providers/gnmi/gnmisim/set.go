@@ -168,7 +168,10 @@ func typedJSON(v *gpb.TypedValue) ([]byte, error) {
 
 // enter applies the latency and drop faults to every RPC.
 func (t *Target) enter(ctx context.Context) error {
-	if d := t.opts.Faults.Latency; d > 0 {
+	t.mu.Lock()
+	faults := t.opts.Faults
+	t.mu.Unlock()
+	if d := faults.Latency; d > 0 {
 		tm := time.NewTimer(d)
 		defer tm.Stop()
 		select {
@@ -177,7 +180,7 @@ func (t *Target) enter(ctx context.Context) error {
 		case <-tm.C:
 		}
 	}
-	if n := t.opts.Faults.DropAfterSets; n > 0 {
+	if n := faults.DropAfterSets; n > 0 {
 		t.mu.Lock()
 		dropped := t.applied >= n
 		t.mu.Unlock()

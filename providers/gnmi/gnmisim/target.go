@@ -177,3 +177,13 @@ func (t *Target) SetCounter(path string, value uint64) error {
 	t.state[p.Key()] = gpath.Leaf{Path: p, Value: fmt.Sprint(value)}
 	return nil
 }
+
+// SetFaults replaces the injected faults of a running target (the fault
+// suite walks a fault through every operation). The count of applied Sets
+// that DropAfterSets compares against starts again from zero.
+func (t *Target) SetFaults(f Faults) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.opts.Faults = f
+	t.applied = 0
+}
