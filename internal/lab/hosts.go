@@ -71,6 +71,14 @@ func startHosts(ctx context.Context, dir, id string, fab *policies.Fabric, topo 
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(dir, root)
 		}
+		// A new lab starts with new hosts: an earlier lab's emulated NIC
+		// state must not leak in. Only trees inside the lab's own state
+		// directory are ever removed.
+		if within(root, filepath.Join(dir, StateDir)) {
+			if err := os.RemoveAll(root); err != nil {
+				return nil, fmt.Errorf("host %s: clearing the previous lab's tree: %w", h.Name, err)
+			}
+		}
 		sim := topo.Hosts[h.Name]
 		if err := nics.SeedLab(root, labSpec(h, sim)); err != nil {
 			return nil, fmt.Errorf("host %s: seeding its simulated RDMA device: %w", h.Name, err)
@@ -109,6 +117,17 @@ func ip(ctx context.Context, args ...string) error {
 		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// within reports whether path lies strictly inside dir.
+func within(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel)
 }
 
 // IsRoot reports whether the lab can create namespaces.

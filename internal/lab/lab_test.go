@@ -120,6 +120,11 @@ func TestUpWithHostNamespaces(t *testing.T) {
 			t.Errorf("host %s: root not seeded as a lab host: %v", h.Name, err)
 		}
 	}
+	// Leave state behind in a host tree, as an earlier lab's apply would.
+	stale := filepath.Join(fab.Hosts[0].Root, "stale-from-last-lab")
+	if err := os.WriteFile(stale, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	namespaces := l.Netns
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -128,6 +133,32 @@ func TestUpWithHostNamespaces(t *testing.T) {
 	for _, ns := range namespaces {
 		if strings.Contains(string(out), ns) {
 			t.Errorf("namespace %s left after Close", ns)
+		}
+	}
+	// The next lab starts with fresh hosts.
+	l2, err := Up(ctx, dir, Options{Hosts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("a new lab reused the previous lab's host tree (%v)", err)
+	}
+}
+
+func TestWithin(t *testing.T) {
+	for _, tc := range []struct {
+		path, dir string
+		want      bool
+	}{
+		{"/a/.lab/hosts/h1", "/a/.lab", true},
+		{"/a/.lab", "/a/.lab", false},
+		{"/a/.lab/../etc", "/a/.lab", false},
+		{"/etc", "/a/.lab", false},
+		{"/a/.labx/h", "/a/.lab", false},
+	} {
+		if got := within(tc.path, tc.dir); got != tc.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tc.path, tc.dir, got, tc.want)
 		}
 	}
 }
