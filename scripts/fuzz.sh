@@ -9,7 +9,7 @@ export GOFLAGS="${GOFLAGS:--mod=mod}"
 fail=0; n=0
 while IFS= read -r line; do
   file="${line%%:*}"; name="${line##*func }"; name="${name%%(*}"
-  pkg="./$(dirname "$file")"
+  pkg="./$(dirname "${file#./}")"
   n=$((n+1))
   printf '%-40s %-28s ' "$pkg" "$name"
   if out=$(go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1); then
