@@ -16,6 +16,10 @@ type LabSpec struct {
 	// LegacyOFED seeds /sys/module/rdma_cm/parameters/def_prec2sl (value
 	// 0), as an OFED 1.5 rdma_cm would have, instead of configfs.
 	LegacyOFED bool
+	// EmulatedLinks emulates the parent netdevs too (MTU, addresses), with
+	// the LabLinksMarker file, so the host needs no namespace and no real
+	// interface: for the scale benchmark's thousands of hosts. LAB ONLY.
+	EmulatedLinks bool
 }
 
 // LabNIC is one emulated RoCE port on a real (veth/macvlan) netdev.
@@ -64,6 +68,11 @@ func SeedLab(root string, spec LabSpec) error {
 	}
 	if err := w("proc/sys/kernel/osrelease", kernel+"\n"); err != nil {
 		return err
+	}
+	if spec.EmulatedLinks {
+		if err := seedEmulatedLinks(root, spec); err != nil {
+			return err
+		}
 	}
 	if spec.LegacyOFED {
 		if err := w(defPrec2SLSys, "0\n"); err != nil {

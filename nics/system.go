@@ -20,10 +20,13 @@ const (
 // System is one host as the agent sees it: a root for every file, sysfs and
 // configfs path, and the backends that talk to the kernel.
 type System struct {
-	Root  string
-	Lab   bool
-	DCB   DCB
-	Links Links
+	Root string
+	Lab  bool
+	// EmulatedLinks: a lab root whose parent netdevs are emulated too
+	// (LabLinksMarker); no real interface is touched.
+	EmulatedLinks bool
+	DCB           DCB
+	Links         Links
 }
 
 // Open returns the System for root ("" = "/"). The lab backends are chosen
@@ -46,8 +49,13 @@ func Open(root string) (*System, error) {
 	}
 	s := &System{Root: abs}
 	s.Lab = IsLab(abs)
-	nl := netlinkLinks{}
+	var nl Links = netlinkLinks{}
 	if s.Lab {
+		if IsEmulatedLinks(abs) {
+			// Lab-only: the parent netdevs are emulated too (LabLinksMarker).
+			s.EmulatedLinks = true
+			nl = emulatedNetdevs{root: abs}
+		}
 		s.DCB = &labDCB{root: abs, links: nl}
 		s.Links = &labLinks{root: abs, real: nl}
 	} else {
@@ -83,12 +91,16 @@ func (s *System) readTrim(p string) (string, error) {
 // Backends describes the backends in use, for facts and plan notes.
 func (s *System) Backends() map[string]string {
 	if s.Lab {
-		return map[string]string{
+		m := map[string]string{
 			"backend.dcb":     BackendLab,
 			"backend.vlan":    BackendLab,
 			"backend.rdma":    BackendLab,
 			"backend.netlink": BackendNetlink + " (MTU, addresses)",
 		}
+		if s.EmulatedLinks {
+			m["backend.netlink"] = BackendLab + " (MTU, addresses; no real interface)"
+		}
+		return m
 	}
 	return map[string]string{"backend.dcb": BackendNetlink, "backend.vlan": BackendNetlink, "backend.rdma": "sysfs/configfs"}
 }

@@ -1,0 +1,72 @@
+package scale
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMixFor(t *testing.T) {
+	m := MixFor(1000, 10000)
+	if m.Switches() != 1000 || m[KindHost] != 10000 {
+		t.Fatalf("mix %v", m)
+	}
+	if m[KindNexus5000] != 400 || m[KindNexus7000] != 200 || m[KindArista]+m[KindSONiC]+m[KindSRLinux] != 400 {
+		t.Errorf("mix %v, want 400/200/400", m)
+	}
+	small := MixFor(5, 0)
+	for _, k := range switchKinds {
+		if small[k] != 1 {
+			t.Errorf("MixFor(5): %s = %d, want 1 of each kind", k, small[k])
+		}
+	}
+}
+
+// TestSmoke runs the whole harness at a tiny size: every phase runs through
+// the real providers, the second plan must be empty (Run fails otherwise),
+// and the report prints. No timing is asserted.
+func TestSmoke(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := RaiseFileLimit(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, Config{Switches: 10, Hosts: 20, Parallelism: 8, Latency: time.Millisecond, Canary: 1, TempRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Phases) != 4 {
+		t.Fatalf("phases %+v", rep.Phases)
+	}
+	if rep.Changes == 0 || rep.Phases[1].Targets != 30 {
+		t.Errorf("first plan: %d changes over %d targets", rep.Changes, rep.Phases[1].Targets)
+	}
+	if rep.Commands[KindNexus5000] == 0 || rep.Commands[KindArista] == 0 {
+		t.Errorf("commands per kind %v: want NX-OS commands and gNMI ops", rep.Commands)
+	}
+	cal, err := Calibrate(ctx, time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range append(append([]string{}, switchKinds...), KindHost) {
+		if _, ok := cal.RoundTrips[k]["apply"]; !ok {
+			t.Errorf("calibration has no apply round trips for %s: %v", k, cal.RoundTrips)
+		}
+	}
+	rep.FillIdeals(cal)
+	var b bytes.Buffer
+	rep.Print(&b)
+	for _, want := range []string{"plan", "apply", "second plan (empty)", "round trips per target", "peak RSS"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestRunNeedsASwitch(t *testing.T) {
+	if _, err := Run(context.Background(), Config{Switches: 0, Hosts: 5}); err == nil {
+		t.Error("a fabric without switches was accepted")
+	}
+}
