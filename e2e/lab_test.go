@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefabric/roce/internal/lab"
 	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/plan"
 )
@@ -128,6 +129,10 @@ func TestCanaryFailureStopsRollout(t *testing.T) {
 	canary := l.Sims["n5k-1"].Switch()
 	before := canary.RunningConfig()
 	other := l.Sims["n7k-1"].Switch().RunningConfig()
+	gnmiBefore := map[string]string{}
+	for name, s := range l.Targets {
+		gnmiBefore[name] = s.Target().ConfigJSON()
+	}
 	canary.SetFaults(nxsim.Faults{RejectCommand: "system qos"})
 
 	r := roce(t, l, "", "roce-apply", append(sc, "-auto-approve", l.Dir)...)
@@ -139,6 +144,19 @@ func TestCanaryFailureStopsRollout(t *testing.T) {
 	}
 	if l.Sims["n7k-1"].Switch().RunningConfig() != other {
 		t.Fatal("a switch after the failed canary was changed")
+	}
+	for name, s := range l.Targets {
+		if s.Target().ConfigJSON() != gnmiBefore[name] {
+			t.Fatalf("gNMI switch %s was changed after the failed canary", name)
+		}
+	}
+	if lab.IsRoot() {
+		// The hosts were not touched either: they still need every change.
+		for _, h := range []string{"h1", "h2", "h3", "h4"} {
+			if r := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "host."+h, l.Dir); r.code != 2 {
+				t.Fatalf("host.%s was changed after the failed canary\n%s", h, r)
+			}
+		}
 	}
 	out := r.stdout
 	for _, want := range []string{"switch.n5k-1", "rolled back", "untouched"} {

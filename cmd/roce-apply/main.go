@@ -31,7 +31,8 @@ transaction (NX-OS checkpoint/rollback, one gNMI SetRequest, host snapshot
 and restore) and verified by reading it back. The policy's rollout block sets
 canaries and batch sizes; the first failed target stops the rollout unless
 -continue-on-error. Only one roce-apply may run per policy directory at a
-time (lock file DIR/.roce/apply.lock; -lock-timeout to wait for it).
+time (lock file DIR/.roce/apply.lock, or -lock-file on shared storage so
+pipelines on different runners exclude each other; -lock-timeout to wait).
 
 Exit codes: 0 every target applied or unchanged; 1 anything else (the
 summary names the targets applied, rolled back and untouched).
@@ -52,6 +53,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	autoApprove := fs.Bool("auto-approve", false, "apply without asking (for pipelines)")
 	continueOnError := fs.Bool("continue-on-error", false, "keep rolling out after a target fails")
 	lockTimeout := fs.Duration("lock-timeout", 0, "how long to wait for another roce-apply on the same policy to finish")
+	lockFile := fs.String("lock-file", "", "apply lock `FILE` (default DIR/.roce/apply.lock); put it on storage every pipeline shares so runners on different machines exclude each other")
 	dirFlag := fs.String("dir", "", "policy directory when applying a plan file (default: the one the plan was made from)")
 	asJSON := fs.Bool("json", false, "print the apply report as JSON")
 	fs.Usage = cli.Usage(fs, usage)
@@ -99,7 +101,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "roce-apply: the policy in %s changed since this plan was made; re-run roce-plan and review the new plan\n", dir)
 		return cli.ExitError
 	}
-	lock, err := plan.AcquireLockNotify(ctx, plan.DefaultLockPath(dir), *lockTimeout, lockHolder(),
+	lockPath := *lockFile
+	if lockPath == "" {
+		lockPath = plan.DefaultLockPath(dir)
+	}
+	lock, err := plan.AcquireLockNotify(ctx, lockPath, *lockTimeout, lockHolder(),
 		func(msg string) { fmt.Fprintln(stderr, "roce-apply:", msg) })
 	if err != nil {
 		fmt.Fprintln(stderr, "roce-apply:", err)
@@ -147,8 +153,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	ro := plan.RolloutFrom(fab.Rollout)
 	ro.ContinueOnError = *continueOnError
-	if c.Parallelism != plan.DefaultParallelism || ro.Parallelism == 0 {
-		ro.Parallelism = c.Parallelism // an explicit flag beats the policy
+	if flagSet(fs, "parallelism") || ro.Parallelism == 0 {
+		ro.Parallelism = c.Parallelism // an explicit flag beats the policy's rollout block
 	}
 	toApply := 0
 	for _, ph := range plan.Phases(p, ro) {
@@ -196,6 +202,13 @@ func restrict(p *plan.Plan, targets []plan.BoundTarget) *plan.Plan {
 		}
 	}
 	return &q
+}
+
+// flagSet reports whether the user gave the flag on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func confirm(stdin io.Reader, stdout io.Writer) bool {

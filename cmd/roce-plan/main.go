@@ -108,7 +108,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return cli.ExitError
 		}
 		if !*asJSON && !*asMarkdown {
-			fmt.Fprintf(stdout, "\nSaved the plan to %s. Apply exactly this plan with:\n    roce-apply %s\n", *out, *out)
+			apply := "roce-apply"
+			for _, f := range c.VarFiles {
+				apply += " -var-file " + f
+			}
+			if len(c.Vars) > 0 {
+				apply += " -var ... (the same -var values)"
+			}
+			fmt.Fprintf(stdout, "\nSaved the plan to %s. Apply exactly this plan with:\n    %s %s\n", *out, apply, *out)
 		}
 	}
 	counts := plan.CountPlan(p)
