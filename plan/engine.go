@@ -30,6 +30,22 @@ type Engine struct {
 	// OnProgress, when set, is called once per finished target (reads and
 	// applies) so a CLI can draw a progress bar.
 	OnProgress func()
+	// Wait pauses between rollout batches; nil waits on the clock. Tests
+	// set it to observe the pauses without sleeping.
+	Wait func(ctx context.Context, d time.Duration)
+}
+
+func (e *Engine) wait(ctx context.Context, d time.Duration) {
+	if e.Wait != nil {
+		e.Wait(ctx, d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // BoundTarget is a target together with its policy address.

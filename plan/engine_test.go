@@ -304,3 +304,45 @@ func TestTargetsSelection(t *testing.T) {
 		t.Fatalf("unregistered platform: %v", err)
 	}
 }
+
+func TestApplyPausesBetweenBatches(t *testing.T) {
+	var order []string
+	var mu sync.Mutex
+	var ts []*recTarget
+	for i := 0; i < 5; i++ {
+		ts = append(ts, &recTarget{addr: fmt.Sprintf("switch.s%d", i), changes: 1, order: &order, orderMu: &mu})
+	}
+	var pauses []string
+	e := &Engine{Wait: func(ctx context.Context, d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		pauses = append(pauses, fmt.Sprintf("%v after %d applied", d, len(order)))
+	}}
+	bts := bind(ts...)
+	p := e.Plan(context.Background(), bts)
+	rs, err := e.Apply(context.Background(), p, bts, RolloutOptions{Canary: 1, BatchSize: 2, Pause: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Status != StatusApplied {
+			t.Fatalf("%s: %s", r.Address, r.Status)
+		}
+	}
+	// canary | batch 1 (2) | batch 2 (2): a pause before each batch after the first phase.
+	want := "1m30s after 1 applied; 1m30s after 3 applied"
+	if got := strings.Join(pauses, "; "); got != want {
+		t.Fatalf("pauses = %q, want %q", got, want)
+	}
+}
+
+func TestApplyStopsWaitingWhenCancelled(t *testing.T) {
+	ts := bind(&recTarget{addr: "switch.a", changes: 1}, &recTarget{addr: "switch.b", changes: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Engine{Wait: func(ctx context.Context, d time.Duration) { cancel() }}
+	p := e.Plan(context.Background(), ts)
+	rs, _ := e.Apply(ctx, p, ts, RolloutOptions{BatchSize: 1, Pause: time.Hour})
+	if got, want := statuses(rs), "switch.a=applied switch.b=untouched"; got != want {
+		t.Fatalf("got %s want %s", got, want)
+	}
+}

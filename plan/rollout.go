@@ -93,10 +93,7 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, targets []BoundTarget, o Ro
 		}
 		if pi > 0 && o.Pause > 0 {
 			log.Info("pausing between batches", "pause", o.Pause)
-			select {
-			case <-time.After(o.Pause):
-			case <-ctx.Done():
-			}
+			e.wait(ctx, o.Pause)
 			if ctx.Err() != nil {
 				break
 			}
