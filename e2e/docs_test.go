@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rocefabric/roce/policies"
 )
 
 // Every roce-* command line in the README, docs, examples and the demo
@@ -129,5 +131,29 @@ func TestReadmePolicyValidates(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the README's policy does not validate: %v\n%s", err, out.String())
+	}
+}
+
+// Every shipped policy is in canonical form, as `roce-plan fmt -check`
+// would demand of a user's own pipeline.
+func TestExamplesAreCanonical(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "*"))
+	n := 0
+	for _, d := range dirs {
+		if m, _ := filepath.Glob(filepath.Join(d, "*.hcl")); len(m) == 0 {
+			continue
+		}
+		n++
+		changed, err := policies.Format(d, true)
+		if err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+		for _, f := range changed {
+			t.Errorf("%s is not canonical; run roce-plan fmt %s", f, d)
+		}
+	}
+	if n < 6 {
+		t.Fatalf("found only %d example policies", n)
 	}
 }
