@@ -7,7 +7,10 @@
 // so a conservative default can be changed per platform in one place.
 package platforms
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Capabilities of one switch kind.
 type Capabilities struct {
@@ -65,6 +68,59 @@ type Capabilities struct {
 	ECN bool
 	// PFCWatchdog: the platform has a configurable PFC watchdog.
 	PFCWatchdog bool
+
+	// NoDropCoSSets, when set, are the only CoS sets the platform can make
+	// no-drop, by the template that does it: on the N7K network-qos is a
+	// copy of a default-nq-* template (reference/nxos.md §2.3-2.4), so the
+	// priorities of a switch's classes (plus the FCoE CoS when kept) must
+	// all be no-drop in one template. nil: any CoS. The N7K rows mirror
+	// nexus.NQTemplates() (UNCONFIRMED, reference §2.3, §8); a nexus test
+	// keeps the two equal.
+	NoDropCoSSets []CoSSet
+	// BandwidthNotRendered says why the platform does not apply a class's
+	// bandwidth_percent ("" = it does). Set on N7K: the queuing template
+	// class names are UNCONFIRMED (reference/nxos.md §2.2), so no queuing
+	// policy is rendered and the switch's own egress queuing applies.
+	// Validation warns at the attribute with this reason.
+	BandwidthNotRendered string
+}
+
+// CoSSet is a set of CoS values one template makes no-drop.
+type CoSSet struct {
+	Template string // e.g. "default-nq-6e-policy"
+	CoS      []int  // ascending
+}
+
+// NoDropFits reports whether every CoS in need is no-drop together under
+// one of the platform's templates (always true without NoDropCoSSets), and
+// the template that takes them, fewest no-drop CoS first.
+func (c Capabilities) NoDropFits(need []int) (string, bool) {
+	if c.NoDropCoSSets == nil {
+		return "", true
+	}
+	for _, s := range c.NoDropCoSSets {
+		ok := len(s.CoS) > 0
+		for _, n := range need {
+			if !slices.Contains(s.CoS, n) {
+				ok = false
+			}
+		}
+		if ok {
+			return s.Template, true
+		}
+	}
+	return "", false
+}
+
+// NoDropCoSUnion is every CoS some template can make no-drop, ascending
+// (nil without NoDropCoSSets).
+func (c Capabilities) NoDropCoSUnion() []int {
+	var out []int
+	for _, s := range c.NoDropCoSSets {
+		out = append(out, s.CoS...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // NeedsPCP reports whether a class with this match kind is recognised on
@@ -168,6 +224,14 @@ func Default() Table {
 			RequiresFSeries:        true,
 			SessionManagerQoS:      false, // §3.1 UNCONFIRMED for QoS: do not rely on it
 			Transaction:            "checkpoint-rollback",
+			// The default-nq-* templates' no-drop CoS, fewest first, as in
+			// nexus.NQTemplates() (§2.3 UNCONFIRMED; nexus tests keep them equal).
+			NoDropCoSSets: []CoSSet{
+				{Template: "default-nq-7e-policy", CoS: []int{3}},
+				{Template: "default-nq-6e-policy", CoS: []int{3, 4}},
+				{Template: "default-nq-4e-policy", CoS: []int{1, 2, 3, 4}},
+			},
+			BandwidthNotRendered: "the names of the queuing template classes are UNCONFIRMED (reference/nxos.md §2.2), so no queuing policy is rendered and the egress queuing the switch selects with the network-qos template applies",
 		},
 		"gnmi/openconfig": {
 			Kind: "gnmi/openconfig",

@@ -115,6 +115,68 @@ switch "s" {
 		pos:  "main.hcl:3:3",
 	},
 	{
+		name: "all traffic on a Nexus 5000 keeping FCoE",
+		src: `lossless "everything" {
+  all      = true
+  priority = 0
+}
+switch "s" {
+  platform    = "nexus5000"
+  address     = "192.0.2.1"
+  credentials = "c"
+  fcoe        = true
+}
+` + tailCreds + tailHost,
+		want: "which nexus5000 renders as link-level flow control (flowcontrol send/receive on) with PFC off on every managed port, since the two are exclusive per port; but switch s keeps FCoE (fcoe = true), which needs PFC on CoS 3",
+		pos:  "main.hcl:2:3",
+	},
+	{
+		name: "all traffic on a Nexus 7000 keeping FCoE",
+		src: `switch "s" {
+  platform    = "nexus7000"
+  address     = "192.0.2.1"
+  credentials = "c"
+  fcoe        = true
+}
+lossless "everything" {
+  all      = true
+  priority = 0
+}
+` + tailCreds + tailHost,
+		want: "set fcoe = false if the switch carries no FCoE",
+		pos:  "main.hcl:8:3",
+	},
+	{
+		name: "Nexus 7000 priority no template makes no-drop",
+		src: `lossless "roce" {
+  udp_port = 4791
+  priority = 5
+}
+switch "s" {
+  platform    = "nexus7000"
+  address     = "192.0.2.1"
+  credentials = "c"
+}
+` + tailCreds + tailHost,
+		want: `lossless "roce" uses priority 5, but no network-qos template of nexus7000 makes CoS 5 no-drop (switch s); the templates make no-drop: default-nq-7e-policy: 3; default-nq-6e-policy: 3,4; default-nq-4e-policy: 1,2,3,4. Pick a priority one of them covers (CoS 1,2,3,4)`,
+		pos:  "main.hcl:3:3",
+	},
+	{
+		name: "Nexus 7000 CoS class no template makes no-drop",
+		src: `lossless "roce" {
+  cos = 6
+}
+switch "s" {
+  platform    = "nexus7000"
+  address     = "192.0.2.1"
+  credentials = "c"
+  fcoe        = true
+}
+` + tailCreds + tailHost,
+		want: "makes CoS 6 no-drop together with FCoE's CoS 3 (fcoe = true)",
+		pos:  "main.hcl:2:3",
+	},
+	{
 		name: "too many no-drop classes",
 		src: `lossless "a" {
   cos = 4

@@ -351,3 +351,41 @@ func TestNonRoCEMatchWarns(t *testing.T) {
 		})
 	}
 }
+
+// TestPlatformWarnings: what a platform silently does not apply is a
+// warning at the attribute, and the fabric still loads.
+func TestPlatformWarnings(t *testing.T) {
+	tail7k := "switch \"s\" {\n  platform    = \"nexus7000\"\n  address     = \"192.0.2.1\"\n  credentials = \"c\"\n}\n" + tailCreds + tailHost
+	tests := []struct {
+		name, src, want, pos string
+	}{
+		{"bandwidth on a Nexus 7000", "lossless \"roce\" {\n  cos               = 4\n  bandwidth_percent = 50\n}\n" + tail7k,
+			"bandwidth_percent = 50 will not be applied on switch s (nexus7000): the names of the queuing template classes are UNCONFIRMED (reference/nxos.md §2.2)", "main.hcl:3:3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _, diags, _ := loadString(t, tc.src)
+			if diags.HasErrors() || f == nil {
+				t.Fatal(describeDiags(diags))
+			}
+			d := findDiag(diags, tc.want)
+			if d == nil || d.Severity != hcl.DiagWarning || diagPos(d) != tc.pos {
+				t.Errorf("want warning %q at %s, got:\n%s", tc.want, tc.pos, describeDiags(diags))
+			}
+		})
+	}
+	// The same class on a Nexus 5000 renders its bandwidth: no warning.
+	f, _, diags, _ := loadString(t, "lossless \"roce\" {\n  cos               = 4\n  bandwidth_percent = 50\n}\n"+tailAll)
+	if f == nil || len(diags) != 0 {
+		t.Errorf("nexus5000 bandwidth_percent: want no diagnostics, got:\n%s", describeDiags(diags))
+	}
+	// Priorities a 7000 template covers pass: 4 with FCoE (6e), 1 (4e).
+	for _, src := range []string{
+		"lossless \"roce\" {\n  cos = 4\n}\nswitch \"s\" {\n  platform    = \"nexus7000\"\n  address     = \"192.0.2.1\"\n  credentials = \"c\"\n  fcoe        = true\n}\n" + tailCreds + tailHost,
+		"lossless \"roce\" {\n  cos = 1\n}\n" + tail7k,
+	} {
+		if f, _, diags, _ := loadString(t, src); f == nil || diags.HasErrors() {
+			t.Errorf("want no error for:\n%s\ngot:\n%s", src, describeDiags(diags))
+		}
+	}
+}

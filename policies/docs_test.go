@@ -91,6 +91,9 @@ func capabilityTableMarkdown(tab platforms.Table) string {
 		if c.FCoECoS != 0 {
 			noDrop += fmt.Sprintf(" (+ FCoE on CoS %d)", c.FCoECoS)
 		}
+		if u := c.NoDropCoSUnion(); u != nil {
+			noDrop += fmt.Sprintf("; priority %s only, as one template allows", joinInts(u))
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d–%d | %s | %s |\n", platform,
 			match("ethertype", c.MatchEthertype), udp, all, match("cos", c.MatchCoS), match("dscp", c.MatchDSCP),
 			noDrop, c.MinMTU, c.MaxMTU, yesNo(c.ECN), yesNo(c.PFCWatchdog))

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -38,6 +39,7 @@ func (l *loader) validatePlatforms(f *Fabric) {
 
 func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.Capabilities, classes []*Lossless) {
 	noDrop, bandwidth := 0, 0
+	var needCoS []int // priorities that must be no-drop
 	for _, c := range classes {
 		c := c
 		kind := string(c.Match.Kind)
@@ -90,12 +92,26 @@ func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.
 				return fmt.Sprintf("lossless %q uses CoS %d, which FCoE uses on %s, and switch %s keeps FCoE (fcoe = true). Move the class to another priority, or set fcoe = false if the switch carries no FCoE.", c.Name, caps.FCoECoS, caps.Kind, names)
 			})
 		}
+		if sw.FCoE && c.Match.Kind == MatchAll && caps.AllTrafficByLLFC && caps.FCoECoS != 0 {
+			g.add("llfc-fcoe-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "all", c.DeclRange), "All-traffic class removes PFC for FCoE", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q makes all traffic lossless, which %s renders as link-level flow control (flowcontrol send/receive on) with PFC off on every managed port, since the two are exclusive per port; but switch %s keeps FCoE (fcoe = true), which needs PFC on CoS %d, so FCoE would lose its no-drop pause. Use a class on the RoCE priority instead (e.g. cos = 4 or udp_port = 4791 with a priority other than %d), or set fcoe = false if the switch carries no FCoE.", c.Name, caps.Kind, names, caps.FCoECoS, caps.FCoECoS)
+			})
+		}
+		if c.BandwidthPercent > 0 && caps.BandwidthNotRendered != "" {
+			g.add("bw-unrendered-"+c.Name+"-"+caps.Kind, hcl.DiagWarning, l.at(c, "bandwidth_percent", c.DeclRange), "bandwidth_percent not applied", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q: bandwidth_percent = %d will not be applied on switch %s (%s): %s. Remove it if only such switches carry the class, or expect the switch's default egress shares there.", c.Name, c.BandwidthPercent, names, caps.Kind, caps.BandwidthNotRendered)
+			})
+		}
 		// With AllTrafficByLLFC the all-traffic class is link-level pause,
 		// not a no-drop class, so it does not use up a class slot.
 		if !(c.Match.Kind == MatchAll && caps.AllTrafficByLLFC) {
 			noDrop++
+			needCoS = append(needCoS, c.Priority)
 		}
 		bandwidth += c.BandwidthPercent
+	}
+	if len(needCoS) > 0 && caps.NoDropCoSSets != nil {
+		l.checkNoDropCoS(g, sw, caps, classes, needCoS)
 	}
 	names := make([]string, len(classes))
 	for i, c := range classes {
@@ -112,6 +128,59 @@ func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.
 			return fmt.Sprintf("switch %s carries classes %s whose bandwidth_percent add up to %d%%; lower them to 100%% or less.", sws, strings.Join(names, ", "), bandwidth)
 		})
 	}
+}
+
+// checkNoDropCoS refuses priorities no template of the platform can make
+// no-drop (together with the FCoE CoS when the switch keeps FCoE), at the
+// class's priority. Per class first, so the message names the class; then
+// the whole set when each fits alone but no one template takes them all.
+func (l *loader) checkNoDropCoS(g *groupedDiags, sw *Switch, caps platforms.Capabilities, classes []*Lossless, need []int) {
+	fcoe := []int{}
+	if sw.FCoE && caps.FCoECoS != 0 {
+		fcoe = append(fcoe, caps.FCoECoS)
+	}
+	sets := describeCoSSets(caps.NoDropCoSSets)
+	bad := false
+	for _, c := range classes {
+		if c.Match.Kind == MatchAll && caps.AllTrafficByLLFC {
+			continue
+		}
+		if _, ok := caps.NoDropFits(append([]int{c.Priority}, fcoe...)); ok {
+			continue
+		}
+		bad = true
+		c := c
+		attr := "priority"
+		if c.Match.Kind == MatchCoS && !l.has(c, "priority") {
+			attr = "cos"
+		}
+		with := ""
+		if len(fcoe) > 0 {
+			with = fmt.Sprintf(" together with FCoE's CoS %d (fcoe = true)", fcoe[0])
+		}
+		g.add("nodrop-cos-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, attr, c.DeclRange), "Priority cannot be no-drop on this platform", sw.Name, func(names string) string {
+			return fmt.Sprintf("lossless %q uses priority %d, but no network-qos template of %s makes CoS %d no-drop%s (switch %s); the templates make no-drop: %s. Pick a priority one of them covers (CoS %s), or carry this class on other switches.", c.Name, c.Priority, caps.Kind, c.Priority, with, names, sets, joinInts(caps.NoDropCoSUnion()))
+		})
+	}
+	if bad {
+		return
+	}
+	if _, ok := caps.NoDropFits(append(slices.Clone(need), fcoe...)); !ok {
+		all := append(slices.Clone(need), fcoe...)
+		slices.Sort(all)
+		g.add("nodrop-set-"+caps.Kind+"-"+joinInts(all), hcl.DiagError, l.at(sw, "lossless", sw.DeclRange), "No template makes these priorities no-drop together", sw.Name, func(names string) string {
+			return fmt.Sprintf("switch %s needs CoS %s no-drop at once, but no single network-qos template of %s does that; the templates make no-drop: %s. Name fewer classes in the switch's lossless = [...] or move a priority.", names, joinInts(all), caps.Kind, sets)
+		})
+	}
+}
+
+// describeCoSSets prints "default-nq-7e-policy: 3; default-nq-6e-policy: 3,4".
+func describeCoSSets(sets []platforms.CoSSet) string {
+	parts := make([]string, len(sets))
+	for i, s := range sets {
+		parts[i] = s.Template + ": " + joinInts(s.CoS)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // usesCoS reports whether class c puts frames on CoS cos.
