@@ -29,6 +29,9 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 		d.Versions["kernel"] = k
 	}
 	for _, r := range refs {
+		if err := CheckNICRef(r); err != nil {
+			return nil, fmt.Errorf("counters: %w", err)
+		}
 		if r.Port == 0 {
 			r.Port = 1
 		}

@@ -28,13 +28,49 @@ type ReadResult struct {
 // indexes. A GID that can't be found yet (the address is added by this
 // apply) stays pending with an empty Value and is resolved during apply.
 func (s *System) Resolve(ctx context.Context, desired *HostState) (*HostState, []string, error) {
+	return resolveWith(ctx, desired, hostFacts{s})
+}
+
+// resolveFacts answers the questions Resolve asks about a host. The live
+// host answers them from sysfs and netlink; a saved plan's payload answers
+// them from what the host said at plan time (CheckResolved).
+type resolveFacts interface {
+	rdmaDevice(netdev string) (string, error)
+	// currentMTU is the netdev's MTU now; ok is false when it has none.
+	currentMTU(ctx context.Context, netdev string) (mtu int, ok bool, err error)
+	rdmacmMethod(m string) (string, error)
+	gidIndex(file, key string, g GIDRef) (int, error)
+}
+
+// hostFacts reads the facts from the host under s.Root.
+type hostFacts struct{ s *System }
+
+func (h hostFacts) rdmaDevice(netdev string) (string, error) {
+	return ResolveRDMADevice(h.s.Root, netdev)
+}
+
+func (h hostFacts) currentMTU(ctx context.Context, netdev string) (int, bool, error) {
+	li, err := h.s.Links.Link(ctx, netdev)
+	if err != nil || li == nil {
+		return 0, false, err
+	}
+	return li.MTU, true, nil
+}
+
+func (h hostFacts) rdmacmMethod(m string) (string, error) { return h.s.resolveRDMACMMethod(m) }
+
+func (h hostFacts) gidIndex(_, _ string, g GIDRef) (int, error) {
+	return ResolveGIDIndex(h.s.Root, g.Device, g.Port, g.Netdev, g.IP, g.RoCEMode)
+}
+
+func resolveWith(ctx context.Context, desired *HostState, facts resolveFacts) (*HostState, []string, error) {
 	var notes []string
 	r := cloneState(desired)
 	devs := map[string]string{}
 	for i := range r.NICs {
 		n := &r.NICs[i]
 		if n.RDMADevice == "" {
-			d, err := ResolveRDMADevice(s.Root, n.Netdev)
+			d, err := facts.rdmaDevice(n.Netdev)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -43,13 +79,13 @@ func (s *System) Resolve(ctx context.Context, desired *HostState) (*HostState, [
 		}
 		devs[n.Netdev] = n.RDMADevice
 		if n.MTU == 0 && n.MTUMin > 0 {
-			li, err := s.Links.Link(ctx, n.Netdev)
+			cur, ok, err := facts.currentMTU(ctx, n.Netdev)
 			if err != nil {
 				return nil, nil, err
 			}
 			n.MTU = n.MTUMin
-			if li != nil && li.MTU >= n.MTUMin {
-				n.MTU = li.MTU
+			if ok && cur >= n.MTUMin {
+				n.MTU = cur
 			}
 			n.MTUMin = 0
 		}
@@ -63,7 +99,7 @@ func (s *System) Resolve(ctx context.Context, desired *HostState) (*HostState, [
 		if c.Device == "" {
 			c.Device = devs[c.Netdev]
 		}
-		m, err := s.resolveRDMACMMethod(c.Method)
+		m, err := facts.rdmacmMethod(c.Method)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -97,7 +133,7 @@ func (s *System) Resolve(ctx context.Context, desired *HostState) (*HostState, [
 			if e.GID.Device == "" {
 				e.GID.Device = devs[e.GID.Parent]
 			}
-			idx, err := ResolveGIDIndex(s.Root, e.GID.Device, e.GID.Port, e.GID.Netdev, e.GID.IP, e.GID.RoCEMode)
+			idx, err := facts.gidIndex(f.Path, e.Key, *e.GID)
 			if err != nil {
 				e.Value = ""
 				notes = append(notes, fmt.Sprintf("%s %s: GID index resolved during apply (%v)", f.Path, e.Key, err))
@@ -115,6 +151,9 @@ func (s *System) Resolve(ctx context.Context, desired *HostState) (*HostState, [
 func (s *System) Read(ctx context.Context, desired *HostState) (*ReadResult, error) {
 	if desired == nil {
 		desired = &HostState{}
+	}
+	if err := CheckManaged(desired); err != nil {
+		return nil, fmt.Errorf("refusing the request: %w", err)
 	}
 	resolved, notes, err := s.Resolve(ctx, desired)
 	if err != nil {

@@ -24,6 +24,12 @@ func Handle(ctx context.Context, root string, r io.Reader) *agentproto.Response 
 		return resp
 	}
 	resp.Op = req.Op
+	// Refuse anything outside what roce manages before opening the host:
+	// a request (or a tampered plan) naming another file, or a device name
+	// that would lead a sysfs/configfs path elsewhere, changes nothing.
+	if err := checkRequest(req); err != nil {
+		return fail(resp, agentproto.ErrCodeRefused, fmt.Errorf("%w; nothing was read or changed", err))
+	}
 	sys, err := nics.Open(root)
 	if err != nil {
 		resp.Error = &agentproto.Error{Code: agentproto.ErrCodeFailed, Message: err.Error()}
@@ -64,6 +70,37 @@ func Handle(ctx context.Context, root string, r io.Reader) *agentproto.Response 
 	}
 	resp.OK = true
 	return resp
+}
+
+// checkRequest applies the agent's allow-list (nics.CheckManaged) to every
+// path or name a request carries.
+func checkRequest(req *agentproto.Request) error {
+	if err := nics.CheckManaged(req.Desired); err != nil {
+		return err
+	}
+	for _, r := range req.NICs {
+		if err := nics.CheckNICRef(r); err != nil {
+			return fmt.Errorf("counters: %w", err)
+		}
+	}
+	if p := req.Probe; p != nil {
+		if p.NIC.Netdev != "" {
+			if err := nics.CheckNICRef(p.NIC); err != nil {
+				return fmt.Errorf("probe: %w", err)
+			}
+		}
+		if p.GIDNetdev != "" {
+			if err := nics.CheckNetdevName(p.GIDNetdev); err != nil {
+				return fmt.Errorf("probe gid_netdev: %w", err)
+			}
+		}
+		if d := p.Options.Device; d != "" {
+			if err := nics.CheckRDMADeviceName(d); err != nil {
+				return fmt.Errorf("probe device: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func fail(resp *agentproto.Response, code string, err error) *agentproto.Response {

@@ -172,6 +172,21 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, failAfter int) 
 		res.Error = "plan payload is not a host state: " + err.Error()
 		return res, fmt.Errorf("%s: %s", t.Address(), res.Error)
 	}
+	// The payload is what the plan showed, but a saved plan is a file: it
+	// must still be exactly what the policy renders for this host (plus
+	// the host facts the agent resolved at plan time), or nothing is sent.
+	// The agent's allow-list (nics.CheckManaged) is the second layer.
+	policyState, err := nics.Desired(t.fab, t.h)
+	if err != nil {
+		res.Status = plan.StatusRefused
+		res.Error = "the policy no longer renders this host (" + err.Error() + "); nothing was sent: fix the policy and re-run roce-plan"
+		return res, fmt.Errorf("%s: %s", t.Address(), res.Error)
+	}
+	if err := nics.CheckResolved(policyState, &desired); err != nil {
+		res.Status = plan.StatusRefused
+		res.Error = "the plan's host payload is not what the policy renders now; re-run roce-plan (" + err.Error() + "); nothing was sent"
+		return res, fmt.Errorf("%s: %s", t.Address(), res.Error)
+	}
 	resp, err := t.client.Call(ctx, agentproto.Request{Op: agentproto.OpApply, Desired: &desired, Fingerprint: tp.Fingerprint, FailAfterStep: failAfter})
 	if resp != nil && resp.Apply != nil {
 		rep := resp.Apply
