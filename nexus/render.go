@@ -92,6 +92,9 @@ func validateIntent(in Intent) error {
 			if !p.Caps.AllTrafficByLLFC {
 				return fmt.Errorf("nexus: lossless %q: %s has no all-traffic rendering", c.Name, p.Kind)
 			}
+			if in.FCoE {
+				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, which %s renders as link-level flow control with PFC off on the ports (the two are exclusive per port, reference §1.5), but the switch keeps FCoE (fcoe = true), which needs PFC on CoS %d; use a class on the RoCE priority instead, or set fcoe = false", c.Name, p.Kind, p.Caps.FCoECoS)
+			}
 			continue
 		}
 		noDrop++

@@ -38,6 +38,8 @@ func TestRenderValidation(t *testing.T) {
 	}{
 		{"too many no-drop", "nexus5000", func(in *Intent) { in.Classes = []*policies.Lossless{cos("a", 4), cos("b", 5)} }, "at most 1"},
 		{"all with others", "nexus5000", func(in *Intent) { in.Classes = []*policies.Lossless{all, cos("b", 5)} }, "must be the only class"},
+		{"all traffic with FCoE 5000", "nexus5000", func(in *Intent) { in.Classes = []*policies.Lossless{all}; in.FCoE = true }, "needs PFC on CoS 3"},
+		{"all traffic with FCoE 7000", "nexus7000", func(in *Intent) { in.Classes = []*policies.Lossless{all}; in.FCoE = true }, "needs PFC on CoS 3"},
 		{"fcoe cos clash", "nexus5000", func(in *Intent) { in.Classes = []*policies.Lossless{cos("a", 3)}; in.FCoE = true }, "FCoE CoS"},
 		{"mtu range", "nexus5000", func(in *Intent) { c := cos("a", 4); c.MTU = 12000; in.Classes = []*policies.Lossless{c} }, "outside"},
 		{"bad name", "nexus5000", func(in *Intent) { in.Classes = []*policies.Lossless{cos("a b", 4)} }, "name"},
@@ -313,5 +315,45 @@ func TestRender7000FCoEAndTemplateChoice(t *testing.T) {
 	}
 	if strings.Contains(script, "no policy-map type network-qos default-nq-7e-policy") {
 		t.Fatal("the template itself must never be deleted")
+	}
+}
+
+// TestUnconfirmedNamesWhatThePlanRestsOn: each platform's unconfirmed facts
+// are listed once, citing the reference section.
+func TestUnconfirmedNamesWhatThePlanRestsOn(t *testing.T) {
+	tests := []struct {
+		kind, mode, start string
+		want              []string
+	}{
+		{"nexus7000", "dscp", "empty", []string{
+			`lossless "rocev2dscp" matches by dscp, but nexus7000 network-qos templates classify by CoS only (reference §2.3), so it is rendered as 'match cos 4'`,
+			"default-nq-* template classes and their CoS sets",
+			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (reference §1.1)",
+		}},
+		{"nexus7000", "cos", "empty", []string{
+			`lossless "rdma": bandwidth_percent = 40 is not applied on nexus7000: the names of the queuing template classes are UNCONFIRMED (reference/nxos.md §2.2)`,
+		}},
+		{"nexus5000", "cos", "fcoe-defaults", []string{"fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4)"}},
+		{"nexus5000", "dscp", "empty", []string{"'match dscp' argument syntax on nexus5000 is UNCONFIRMED (reference §1.2)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind+"/"+tc.mode+"/"+tc.start, func(t *testing.T) {
+			w := Unconfirmed(intentFor(t, tc.kind, tc.mode, tc.start))
+			all := strings.Join(w, "\n")
+			for _, want := range tc.want {
+				if !strings.Contains(all, want) {
+					t.Errorf("missing %q in:\n%s", want, all)
+				}
+			}
+			for _, s := range w {
+				if !strings.Contains(s, "reference") {
+					t.Errorf("does not cite the reference: %q", s)
+				}
+			}
+		})
+	}
+	// 5000 bandwidth is rendered: no bandwidth warning there.
+	if w := strings.Join(Unconfirmed(intentFor(t, "nexus5000", "cos", "empty")), "\n"); strings.Contains(w, "bandwidth") {
+		t.Errorf("nexus5000 renders bandwidth_percent, but: %s", w)
 	}
 }

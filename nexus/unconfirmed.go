@@ -7,8 +7,10 @@ import (
 )
 
 // Unconfirmed lists, in plain words, the facts marked UNCONFIRMED in
-// reference/nxos.md that rendering this intent relies on, so a plan can show
-// them as warnings next to the commands (empty when none apply).
+// reference/nxos.md that rendering this intent relies on (and what the
+// rendering leaves out because of them), each once and citing the
+// reference section, so a plan can show them as warnings next to the
+// commands. Empty when none apply (no class, or only facts with a source).
 func Unconfirmed(in Intent) []string {
 	var out []string
 	p := in.Platform
@@ -21,36 +23,35 @@ func Unconfirmed(in Intent) []string {
 	}
 	noDrop := 0
 	for _, c := range in.Classes {
-		switch c.Match.Kind {
-		case policies.MatchEthertype:
-			if p.Caps.EthertypeACLInQoS {
-				add(fmt.Sprintf("lossless %q: a MAC ACL with an Ethertype in a type qos class-map is UNCONFIRMED on %s (reference §1.4)", c.Name, p.Kind))
-			} else {
-				add(fmt.Sprintf("lossless %q: Ethertype classification is rendered as 'match cos %d' (MAC ACLs in type qos are UNCONFIRMED, reference §1.4); hosts must tag RoCE v1 frames with PCP %d", c.Name, c.Priority, c.Priority))
-			}
-		case policies.MatchDSCP:
-			if !p.Is7000() {
-				add(fmt.Sprintf("lossless %q: the 'match dscp' argument syntax on %s is UNCONFIRMED (reference §1.2)", c.Name, p.Kind))
-			}
-		case policies.MatchAll:
+		if c.Match.Kind == policies.MatchAll {
 			continue
 		}
 		noDrop++
-		if p.Is7000() && c.BandwidthPercent > 0 {
-			add(fmt.Sprintf("lossless %q: bandwidth_percent is not rendered on %s; the egress queuing policy the switch selects with the network-qos template applies (queuing template classes are UNCONFIRMED, reference §2.2)", c.Name, p.Kind))
+		switch {
+		case p.Caps.CoSOnly:
+			// The platform matches CoS whatever the policy says.
+			if c.Match.Kind != policies.MatchCoS {
+				add(fmt.Sprintf("lossless %q matches by %s, but %s network-qos templates classify by CoS only (reference §2.3), so it is rendered as 'match cos %d': the switch sees the class only in frames tagged with PCP %d by the hosts", c.Name, c.Match.Kind, p.Kind, c.Priority, c.Priority))
+			}
+		case c.Match.Kind == policies.MatchEthertype && p.Caps.EthertypeACLInQoS:
+			add(fmt.Sprintf("lossless %q: a MAC ACL with an Ethertype in a type qos class-map is UNCONFIRMED on %s (reference §1.4)", c.Name, p.Kind))
+		case c.Match.Kind == policies.MatchEthertype:
+			add(fmt.Sprintf("lossless %q: Ethertype classification is rendered as 'match cos %d' (MAC ACLs in type qos are UNCONFIRMED, reference §1.4); hosts must tag RoCE v1 frames with PCP %d", c.Name, c.Priority, c.Priority))
+		case c.Match.Kind == policies.MatchDSCP:
+			add(fmt.Sprintf("lossless %q: the 'match dscp' argument syntax on %s is UNCONFIRMED (reference §1.2)", c.Name, p.Kind))
 		}
-		if p.Caps.CoSOnly {
-			add(fmt.Sprintf("lossless %q: %s classifies by CoS only, so hosts must mark PCP %d", c.Name, p.Kind, c.Priority))
+		if c.BandwidthPercent > 0 && p.Caps.BandwidthNotRendered != "" {
+			add(fmt.Sprintf("lossless %q: bandwidth_percent = %d is not applied on %s: %s", c.Name, c.BandwidthPercent, p.Kind, p.Caps.BandwidthNotRendered))
 		}
 	}
 	if noDrop > 0 && p.Caps.MaxNoDropClasses > 0 {
 		add(fmt.Sprintf("%s: at most %d user no-drop class(es) enforced; the real limit is UNCONFIRMED (reference §1.1)", p.Kind, p.Caps.MaxNoDropClasses))
 	}
 	if noDrop > 0 && p.Is7000() {
-		add("nexus7000: the default-nq-* template classes and CoS sets, and the qos copy name (prefix + template minus default-/-policy), are UNCONFIRMED (reference §2.3–§2.4); see nexus/templates.go")
+		add(p.Kind + ": the default-nq-* template classes and their CoS sets, and the name qos copy gives the copy (prefix + template minus default-/-policy), are UNCONFIRMED (reference §2.3–§2.4; table in nexus/templates.go): check the copied policy with 'show policy-map type network-qos' after apply")
 	}
 	if noDrop > 0 && !p.Is7000() && in.FCoE {
-		add("nexus5000: the contents of the built-in fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4); read system qos from the device")
+		add(p.Kind + ": the contents of the built-in fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4); the FCoE classes are carried over as read from the switch")
 	}
 	return out
 }
