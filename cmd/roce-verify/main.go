@@ -66,6 +66,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	fs.SetOutput(stderr)
 	var c cli.Common
 	c.Register(fs)
+	// The shared flags describe plan/apply; say what they mean here.
+	fs.Lookup("timeout").Usage = "time limit for one device's counter read; when given, also for each probe side (perftest server or client), overriding probe { timeout }"
+	fs.Lookup("parallelism").Usage = "how many probes and counter reads to run at once"
 	var f flags
 	fs.StringVar(&f.recordBaseline, "record-baseline", "", "store the results and device versions in `FILE` as the baseline")
 	fs.StringVar(&f.baseline, "baseline", "", "compare against the baseline in `FILE`: flag results below it and any version change")

@@ -284,3 +284,20 @@ func TestMissingRDMADevice(t *testing.T) {
 		}
 	}
 }
+
+// -h describes the shared flags as verify uses them, not as plan/apply do.
+func TestHelpDescribesVerifyFlags(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &out, &errb, testRegistry("")); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	help := errb.String()
+	if strings.Contains(help, "read or apply") {
+		t.Errorf("help still describes plan/apply flags:\n%s", help)
+	}
+	for _, want := range []string{"how many probes and counter reads to run at once", "overriding probe { timeout }"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+}
