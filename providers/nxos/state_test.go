@@ -97,3 +97,53 @@ func FuzzNormaliseRunning(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanWarnsOfUnconfirmedFacts: the plan says, once, in plain words and
+// citing the reference, which UNCONFIRMED facts the rendering rests on.
+func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
+	tests := []struct {
+		kind, start, mode string
+		want              []string
+	}{
+		{"nexus7000", "empty", "cos", []string{
+			`bandwidth_percent = 40 is not applied on nexus7000`,
+			"default-nq-* template classes and their CoS sets",
+			"reference §2.3",
+		}},
+		{"nexus7000", "empty", "udp_port", []string{
+			`lossless "rocev2" matches by udp_port, but nexus7000 network-qos templates classify by CoS only (reference §2.3), so it is rendered as 'match cos 4'`,
+		}},
+		{"nexus5000", "fcoe-defaults", "cos", []string{
+			"fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4)",
+			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (reference §1.1)",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind+"/"+tc.start+"/"+tc.mode, func(t *testing.T) {
+			r := newRig(t, rigOpts{kind: tc.kind, start: tc.start, mode: tc.mode})
+			tp := r.plan(t)
+			all := strings.Join(tp.Warnings, "\n")
+			for _, w := range tc.want {
+				if strings.Count(all, w) != 1 {
+					t.Errorf("want %q exactly once in the plan's warnings:\n%s", w, all)
+				}
+			}
+			seen := map[string]bool{}
+			for _, w := range tp.Warnings {
+				if seen[w] {
+					t.Errorf("warning repeated: %q", w)
+				}
+				seen[w] = true
+			}
+			// Still there when the plan is empty: the applied config rests
+			// on the same facts.
+			if res, err := r.apply(t, tp); err != nil {
+				t.Fatalf("apply: %s %v", res.Status, err)
+			}
+			again := r.plan(t)
+			if again.HasChanges() || strings.Join(again.Warnings, "\n") != all {
+				t.Errorf("second plan: changes %v, warnings %q, want none and %q", again.Commands, again.Warnings, all)
+			}
+		})
+	}
+}

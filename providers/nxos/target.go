@@ -157,6 +157,9 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	}
 	tp.Facts = st.facts()
 	tp.Fingerprint = st.fingerprint
+	// What the rendering rests on that no public source confirms (and what
+	// it leaves out because of that), once per plan, next to the commands.
+	tp.Warnings = append(tp.Warnings, nexus.Unconfirmed(t.intent(st))...)
 	changes, cmds, _, err := t.diff(st)
 	if err != nil {
 		return tp, err
