@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strconv"
+	"strings"
 
 	"github.com/rocefabric/roce/telemetry"
 )
@@ -55,6 +56,7 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 		}
 		p.MTU = li.MTU
 		rep, _, err := s.DCB.Get(ctx, r.Netdev)
+		noDCB := false
 		switch {
 		case err == nil && rep.PFC != nil:
 			p.PFCPriorities = rep.PFC.Enabled
@@ -74,15 +76,19 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 		default:
 			// No dcbnl on this netdev: fall back to the driver's per-priority
 			// pause counters (mlx5 ethtool -S names), when it has them.
-			if st, err := EthtoolStats(r.Netdev); err == nil {
-				if rx, tx, ok := PausePerPriority(st); ok {
-					p.RxPause, p.TxPause = rx, tx
-					for i := 0; i < 8; i++ {
-						p.RxPauseTotal += rx[i]
-						p.TxPauseTotal += tx[i]
-					}
+			noDCB = true
+		}
+		// The driver's statistics (ethtool -S) carry per-priority discards
+		// and pause-storm events; a netdev without them just has none.
+		if st, err := EthtoolStats(r.Netdev); err == nil {
+			if rx, tx, ok := PausePerPriority(st); ok && noDCB {
+				p.RxPause, p.TxPause = rx, tx
+				for i := 0; i < 8; i++ {
+					p.RxPauseTotal += rx[i]
+					p.TxPauseTotal += tx[i]
 				}
 			}
+			neutralEthtool(st, p.Counters)
 		}
 		base := path.Join(ibClass, r.RDMADevice, "ports", strconv.Itoa(r.Port))
 		if err := readCounters(s.Path(path.Join(base, "counters")), p.Counters); err != nil {
@@ -91,7 +97,8 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 		if err := readCounters(s.Path(path.Join(base, "hw_counters")), p.Counters); err != nil {
 			return nil, fmt.Errorf("hw_counters %s: %w", r.RDMADevice, err)
 		}
-		p.LosslessDiscards = p.Counters["port_xmit_discards"]
+		p.LosslessDiscards = p.Counters[ctrXmitDiscards]
+		neutralRDMA(p.Counters)
 		if rate, err := s.readTrim(path.Join(base, "rate")); err == nil {
 			if g, err := ParseRateGbps(rate); err == nil {
 				p.RateGbps = g
@@ -100,4 +107,57 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 		d.Ports = append(d.Ports, p)
 	}
 	return d, nil
+}
+
+// mlx5 counter names (reference/host.md §5.2-5.3): sysfs counters/,
+// hw_counters/ and the driver's ethtool -S statistics. They are mapped
+// onto telemetry's neutral names, which is all verify reads; the raw
+// counters stay in Port.Counters for the report.
+const (
+	ctrXmitDiscards    = "port_xmit_discards"
+	ctrRcvErrors       = "port_rcv_errors"
+	ctrOutOfSequence   = "out_of_sequence"
+	ctrPacketSeqErr    = "packet_seq_err"
+	ctrNPCNPSent       = "np_cnp_sent"
+	ctrRPCNPHandled    = "rp_cnp_handled"
+	ctrStormError      = "tx_pause_storm_error_events"
+	ctrStormWarning    = "tx_pause_storm_warning_events"
+	ctrPrioDiscardsFmt = "rx_prio%d_discards"
+)
+
+// neutralRDMA adds the neutral names for the sysfs and hw_counters found.
+func neutralRDMA(c map[string]uint64) {
+	for raw, neutral := range map[string]string{
+		ctrRcvErrors:     telemetry.CounterRxErrors,
+		ctrOutOfSequence: telemetry.CounterOutOfSequence,
+		ctrPacketSeqErr:  telemetry.CounterPSNErrors,
+		ctrNPCNPSent:     telemetry.CounterCNPSent,
+		ctrRPCNPHandled:  telemetry.CounterCNPHandled,
+	} {
+		if v, ok := c[raw]; ok {
+			c[neutral] = v
+		}
+	}
+}
+
+// neutralEthtool copies the driver statistics verify needs into c under
+// their neutral names (and raw names, for the report). Older kernels had
+// a trailing space in some names, so keys are trimmed.
+func neutralEthtool(stats map[string]uint64, c map[string]uint64) {
+	for k, v := range stats {
+		k = strings.TrimSpace(k)
+		switch k {
+		case ctrStormError:
+			c[k], c[telemetry.CounterPauseStormErrors] = v, v
+			continue
+		case ctrStormWarning:
+			c[k], c[telemetry.CounterPauseStormWarnings] = v, v
+			continue
+		}
+		for prio := 0; prio < 8; prio++ {
+			if k == fmt.Sprintf(ctrPrioDiscardsFmt, prio) {
+				c[k], c[telemetry.CounterRxDiscardsPrio(prio)] = v, v
+			}
+		}
+	}
 }

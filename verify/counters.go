@@ -29,19 +29,6 @@ const (
 	CheckVersions       = "versions"
 )
 
-// Host counter names (sysfs counters / hw_counters, ethtool -S), reference
-// host.md §5.2-5.3.
-const (
-	ctrOutOfSequence   = "out_of_sequence"
-	ctrPacketSeqErr    = "packet_seq_err"
-	ctrPortRcvErrors   = "port_rcv_errors"
-	ctrNPCNPSent       = "np_cnp_sent"
-	ctrRPCNPHandled    = "rp_cnp_handled"
-	ctrStormError      = "tx_pause_storm_error_events"
-	ctrStormWarning    = "tx_pause_storm_warning_events"
-	ctrPrioDiscardsFmt = "rx_prio%d_discards"
-)
-
 // deviceScope says which ports and classes of a device a round checks.
 type deviceScope struct {
 	Addr    string
@@ -185,7 +172,7 @@ func counterChecks(in counterInput) []Check {
 			if d := delta(bp.LosslessDiscards, p.LosslessDiscards); d > 0 {
 				dropMsgs = append(dropMsgs, fmt.Sprintf("%s %d lossless discards", p.Name, d))
 			}
-			for _, name := range []string{ctrPortRcvErrors, fmt.Sprintf(ctrPrioDiscardsFmt, class.Priority)} {
+			for _, name := range []string{telemetry.CounterRxErrors, telemetry.CounterRxDiscardsPrio(class.Priority)} {
 				if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
 					dropMsgs = append(dropMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
 				}
@@ -200,18 +187,18 @@ func counterChecks(in counterInput) []Check {
 					stormMsgs = append(stormMsgs, fmt.Sprintf("%s %.0f pause frames/s on priority %d", p.Name, rate, class.Priority))
 				}
 			}
-			for _, name := range []string{ctrStormError, ctrStormWarning} {
+			for _, name := range []string{telemetry.CounterPauseStormErrors, telemetry.CounterPauseStormWarnings} {
 				if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
 					stormMsgs = append(stormMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
 				}
 			}
 			if isHost {
-				for _, name := range []string{ctrOutOfSequence, ctrPacketSeqErr} {
+				for _, name := range []string{telemetry.CounterOutOfSequence, telemetry.CounterPSNErrors} {
 					if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
 						seqMsgs = append(seqMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
 					}
 				}
-				for _, name := range []string{ctrNPCNPSent, ctrRPCNPHandled} {
+				for _, name := range []string{telemetry.CounterCNPSent, telemetry.CounterCNPHandled} {
 					if d := delta(bp.Counters[name], p.Counters[name]); d > 0 {
 						cnpMsgs = append(cnpMsgs, fmt.Sprintf("%s %s +%d", p.Name, name, d))
 					}

@@ -38,9 +38,9 @@ func TestCounterChecks(t *testing.T) {
 		{"port names match case-insensitively", "switch.s", prio3, []string{"ethernet1/1"}, port(nil), port(nil),
 			CheckPFCOperational, StatusPass, "1 port(s)"},
 		{"no ports at all", "switch.s", prio3, nil, port(nil), &telemetry.Device{}, CheckPFCOperational, StatusError, "none of the ports"},
-		{"per-priority discards", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters["rx_prio3_discards"] = 4 }),
-			CheckLosslessDrops, StatusFail, "rx_prio3_discards +4"},
-		{"discards on another priority do not count", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters["rx_prio5_discards"] = 4 }),
+		{"per-priority discards", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters[telemetry.CounterRxDiscardsPrio(3)] = 4 }),
+			CheckLosslessDrops, StatusFail, "roce.rx_discards.prio3 +4"},
+		{"discards on another priority do not count", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters[telemetry.CounterRxDiscardsPrio(5)] = 4 }),
 			CheckLosslessDrops, StatusPass, "no drops"},
 		{"counter cleared during the round counts from zero", "switch.s", prio3, nil,
 			port(func(p *telemetry.Port) { p.LosslessDiscards = 100 }), port(func(p *telemetry.Port) { p.LosslessDiscards = 2 }),
@@ -57,12 +57,15 @@ func TestCounterChecks(t *testing.T) {
 		{"pauses on another priority are not the class's", "switch.s", prio3, nil,
 			port(func(p *telemetry.Port) { p.RxPause = make([]uint64, 8) }), port(func(p *telemetry.Port) { p.RxPause = []uint64{9e9, 0, 0, 0, 0, 0, 0, 0} }),
 			CheckPauseStorm, StatusPass, "no pause frames"},
-		{"NIC storm events", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters["tx_pause_storm_error_events"] = 1 }),
-			CheckPauseStorm, StatusFail, "tx_pause_storm_error_events +1"},
-		{"packet sequence errors", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters["packet_seq_err"] = 3 }),
-			CheckSequence, StatusFail, "packet_seq_err +3"},
-		{"CNPs alone are ECN working, not a failure", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters["rp_cnp_handled"] = 9 }),
-			CheckSequence, StatusPass, "ECN/DCQCN active: Ethernet1/1 rp_cnp_handled +9"},
+		{"NIC storm events", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters[telemetry.CounterPauseStormErrors] = 1 }),
+			CheckPauseStorm, StatusFail, "roce.pause_storm_errors +1"},
+		{"packet sequence errors", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters[telemetry.CounterPSNErrors] = 3 }),
+			CheckSequence, StatusFail, "roce.psn_errors +3"},
+		{"raw driver names are the producer's business", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) {
+			p.Counters["rx_prio3_discards"], p.Counters["packet_seq_err"], p.Counters["tx_pause_storm_error_events"] = 4, 3, 1
+		}), CheckLosslessDrops, StatusPass, "no drops"},
+		{"CNPs alone are ECN working, not a failure", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters[telemetry.CounterCNPHandled] = 9 }),
+			CheckSequence, StatusPass, "ECN/DCQCN active: Ethernet1/1 roce.cnp_handled +9"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -278,7 +278,7 @@ func TestRunCounterChecks(t *testing.T) {
 	}
 	s.hosts["b"].tele = func(n int) *telemetry.Device {
 		p := healthyHostPort("ens1f0")
-		p.Counters = map[string]uint64{"out_of_sequence": uint64(n) * 12, "np_cnp_sent": uint64(n) * 5}
+		p.Counters = map[string]uint64{telemetry.CounterOutOfSequence: uint64(n) * 12, telemetry.CounterCNPSent: uint64(n) * 5}
 		return &telemetry.Device{Ports: []telemetry.Port{p}}
 	}
 	s.hosts["a"].tele = nil // agent telemetry fails
@@ -294,8 +294,8 @@ func TestRunCounterChecks(t *testing.T) {
 		{CheckPFCOperational, "switch.leaf1", StatusFail, "Ethernet1/2 (PFC not operational, mode auto)"},
 		{CheckLosslessDrops, "switch.leaf2", StatusFail, "Ethernet1/1 7 lossless discards"},
 		{CheckPauseStorm, "switch.leaf2", StatusFail, "pause frames/s on priority 3"},
-		{CheckSequence, "host.b", StatusFail, "out_of_sequence +12"},
-		{CheckSequence, "host.b", StatusFail, "ECN/DCQCN active: ens1f0 np_cnp_sent +5"},
+		{CheckSequence, "host.b", StatusFail, "roce.out_of_sequence +12"},
+		{CheckSequence, "host.b", StatusFail, "ECN/DCQCN active: ens1f0 roce.cnp_sent +5"},
 		{CheckTelemetry, "host.a", StatusError, "agent unreachable"},
 		{CheckPFCOperational, "switch.leaf2", StatusPass, "PFC operational for priority 3 on 2 port(s)"},
 	}
