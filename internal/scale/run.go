@@ -682,6 +682,13 @@ func (r *Report) Print(w interface{ Write([]byte) (int, error) }) {
 				b["plan"].Round(100*time.Microsecond), b["apply"].Round(100*time.Microsecond), b["replan"].Round(100*time.Microsecond))
 		}
 	}
+	var per []string
+	for _, k := range switchKinds {
+		if r.Mix[k] > 0 {
+			per = append(per, fmt.Sprintf("%s %.1f", k, float64(r.Commands[k])/float64(r.Mix[k])))
+		}
+	}
+	fmt.Fprintf(w, "planned NX-OS config lines / gNMI Set ops per switch (first plan): %s\n", strings.Join(per, ", "))
 	fmt.Fprintf(w, "%-22s %7s %10s %10s %10s %10s %10s %8s %7s %12s %10s %10s\n", "phase", "targets", "wall", "cpu", "user", "sys", "peak-rss", "ideal", "ratio", "switch-ratio", "cpu-floor", "others-cpu")
 	for _, p := range r.Phases {
 		ideal, ratio, sr := "-", "-", "-"
