@@ -17,7 +17,7 @@ var switchSchema = &hcl.BodySchema{
 		{Name: "credentials"}, {Name: "interfaces"}, {Name: "fcoe"}, {Name: "vdc"}, {Name: "lossless"},
 		{Name: "host_key"}, {Name: "known_hosts"}, {Name: "insecure_skip_verify"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}, {Type: "gnmi"}},
 }
 
 var tlsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -150,6 +150,10 @@ func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst insta
 	}
 
 	for _, tb := range content.Blocks {
+		if tb.Type == "gnmi" {
+			l.switchGNMIBlock(tb, inst.ctx, sw, what, isGNMI)
+			continue
+		}
 		if !isGNMI {
 			l.diags = append(l.diags, errorDiag(tb.DefRange, "TLS on an SSH switch",
 				fmt.Sprintf("%s: tls { } is for gNMI switches; a Nexus switch is verified with host_key or known_hosts.", what)))

@@ -120,6 +120,9 @@ type Switch struct {
 	InsecureSkipVerify bool
 
 	TLS *TLS // gNMI only
+	// GNMI is the gnmi { } block (gNMI only): per-switch settings for facts
+	// that vary by vendor release. nil when the block is absent.
+	GNMI *GNMISettings
 
 	DeclRange hcl.Range
 }
@@ -220,3 +223,31 @@ type Secret struct {
 
 // String redacts the secret.
 func (s Secret) String() string { return "Secret{" + s.Username + ", <redacted>}" }
+
+// gNMI commit-confirmed modes (GNMISettings.CommitConfirm).
+const (
+	GNMICommitAuto = "auto" // use it when the target advertises it
+	GNMICommitOn   = "on"   // require it; refuse a target that does not advertise it
+	GNMICommitOff  = "off"  // never use it
+)
+
+// GNMISettings are a gNMI switch's settings for what the gNMI reference
+// marks UNCONFIRMED, so switches on different releases can differ. A field
+// left unset (zero, or nil Origin) takes the provider's environment
+// fallback, else its default (docs/gnmi-profiles.md).
+type GNMISettings struct {
+	// AristaNoDropBitOrder is how Arista's priorities-no-drop bitmap numbers
+	// priorities: "lsb0" (bit n = priority n) or "msb0" (bit 7-n). Profile
+	// arista only.
+	AristaNoDropBitOrder string
+	// Origin is the gNMI origin of the profile's native paths: "sonic_db"
+	// or "sonic-db" (sonic), a name or "" for no origin (srlinux).
+	Origin *string
+	// CommitConfirm is GNMICommitAuto, GNMICommitOn or GNMICommitOff.
+	CommitConfirm string
+	// CommitRollback is how long the target waits for the confirm before it
+	// undoes an unconfirmed commit.
+	CommitRollback time.Duration
+
+	DeclRange hcl.Range
+}

@@ -14,7 +14,9 @@ import (
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
 )
 
-// Apply refuses a stale plan, sends tp.Ops as one SetRequest (with
+// Apply refuses a stale plan, and a plan whose ops are not what the policy
+// renders against the fresh read (or whose recorded settings are not the
+// ones in force), sends tp.Ops as one SetRequest (with
 // commit-confirmed when available), re-reads, and confirms only when the
 // device shows exactly the desired state; otherwise it cancels the commit
 // (or sends a compensating Set) and proves the device is back where it was.
@@ -44,6 +46,16 @@ func (t *target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyRes
 	}
 	if before.fingerprint != tp.Fingerprint {
 		return done(plan.StatusStale, fmt.Errorf("%s: %w", t.Address(), plan.ErrStale))
+	}
+	// Same device state: the policy must still render exactly the ops the
+	// plan holds. A saved plan edited after review, or a policy changed
+	// since, is refused before anything is sent.
+	if _, ops := diff(before.rendered, before.snap); !sameOps(ops, tp.Ops) {
+		return done(plan.StatusRefused, fmt.Errorf("%s: the plan's operations are not what the policy renders now (%s); nothing was sent; re-run roce-plan and review the new plan",
+			t.Address(), opsDiff(tp.Ops, ops)))
+	}
+	if d := t.settingsChanged(tp.Facts); d != "" {
+		return done(plan.StatusRefused, fmt.Errorf("%s: the gNMI settings differ from those the plan was made with (%s); nothing was sent; re-run roce-plan and review the new plan", t.Address(), d))
 	}
 	if len(tp.Ops) == 0 {
 		return done(plan.StatusUnchanged, nil)
@@ -235,4 +247,60 @@ func useJSON(req *gpb.SetRequest) {
 			u.Val = &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: v.JsonIetfVal}}
 		}
 	}
+}
+
+// sameOps reports whether two op lists are the same SetRequest: same order,
+// ops, origins and paths, and values equal as JSON (a saved plan may hold
+// them re-indented).
+func sameOps(a, b []plan.Op) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameOp(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameOp(a, b plan.Op) bool {
+	if a.Op != b.Op || a.Origin != b.Origin || a.Path != b.Path {
+		return false
+	}
+	if len(a.Value) == 0 || len(b.Value) == 0 {
+		return len(a.Value) == len(b.Value)
+	}
+	va, err := gpath.Decode(a.Value)
+	if err != nil {
+		return false
+	}
+	vb, err := gpath.Decode(b.Value)
+	if err != nil {
+		return false
+	}
+	return canon(va) == canon(vb)
+}
+
+// opsDiff names the first difference between the plan's ops and the ops
+// the policy renders now, for the refusal message.
+func opsDiff(planned, now []plan.Op) string {
+	name := func(o plan.Op) string { return o.Op + " " + originPath(o.Origin, o.Path) }
+	for i := 0; i < len(planned) && i < len(now); i++ {
+		p, n := planned[i], now[i]
+		if sameOp(p, n) {
+			continue
+		}
+		if p.Op == n.Op && p.Origin == n.Origin && p.Path == n.Path {
+			return fmt.Sprintf("op %d, %s: the plan's value differs", i+1, name(p))
+		}
+		return fmt.Sprintf("op %d: the plan has %s, the policy renders %s", i+1, name(p), name(n))
+	}
+	switch {
+	case len(planned) > len(now):
+		return fmt.Sprintf("the plan has %d ops, the policy renders %d; the first extra is %s", len(planned), len(now), name(planned[len(now)]))
+	case len(now) > len(planned):
+		return fmt.Sprintf("the plan has %d ops, the policy renders %d; the first missing is %s", len(planned), len(now), name(now[len(planned)]))
+	}
+	return "no difference"
 }

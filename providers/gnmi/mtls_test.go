@@ -73,7 +73,7 @@ func TestNewRefusesBadSwitches(t *testing.T) {
 		{policies.Switch{Name: "a", Platform: "gnmi", Profile: "arista"}, nil, "needs an address"},
 		{policies.Switch{Name: "a", Platform: "gnmi", Profile: "junos", Address: "x:1"}, nil, "unknown gNMI profile"},
 		{policies.Switch{Name: "a", Platform: "gnmi", Profile: "arista", Address: "x:1"}, map[string]string{"ROCE_GNMI_COMMIT_ROLLBACK": "soon"}, "ROCE_GNMI_COMMIT_ROLLBACK"},
-		{policies.Switch{Name: "a", Platform: "gnmi", Profile: "arista", Address: "x:1"}, map[string]string{"ROCE_GNMI_ARISTA_BIT_ORDER": "le"}, "lsb0 or msb0"},
+		{policies.Switch{Name: "a", Platform: "gnmi", Profile: "arista", Address: "x:1"}, map[string]string{"ROCE_GNMI_ARISTA_BIT_ORDER": "le"}, `environment ROCE_GNMI_ARISTA_BIT_ORDER="le": bit order "le": want lsb0`},
 		{policies.Switch{Name: "a", Platform: "gnmi", Profile: "arista", Address: "x:1", Lossless: []string{"nope"}}, nil, `"nope" is not defined`},
 	}
 	for _, tc := range cases {

@@ -3,6 +3,7 @@ package gnmi
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -76,10 +77,58 @@ func (t *target) facts(ctx context.Context) map[string]string {
 		"encoding":         t.encoding.String(),
 		"commit_confirmed": fmt.Sprint(t.useCommit()),
 	}
+	for k, v := range t.settingFacts() {
+		f[k] = v
+	}
 	if v, err := t.version(ctx); err == nil && v != "" {
 		f["os"] = v
 	}
 	return f
+}
+
+// settingFactPrefix marks the facts that record the effective settings
+// (policy gnmi { } block, else environment fallback, else default), keyed
+// by their policy attribute names.
+const settingFactPrefix = "setting."
+
+// settingFacts are the effective settings a plan is made and applied with.
+func (t *target) settingFacts() map[string]string {
+	f := map[string]string{
+		settingFactPrefix + "commit_confirm":  t.opts.CommitConfirm,
+		settingFactPrefix + "commit_rollback": t.opts.CommitRollback.String(),
+	}
+	for k, v := range t.opts.Settings.Effective(t.prof.Name()) {
+		f[settingFactPrefix+k] = v
+	}
+	return f
+}
+
+// settingsChanged says how the settings recorded in a plan differ from the
+// target's now ("" when they agree). A plan without recorded settings is
+// not checked.
+func (t *target) settingsChanged(planned map[string]string) string {
+	now := t.settingFacts()
+	recorded := false
+	var diffs []string
+	for k, v := range planned {
+		if !strings.HasPrefix(k, settingFactPrefix) {
+			continue
+		}
+		recorded = true
+		if now[k] != v {
+			diffs = append(diffs, fmt.Sprintf("%s: plan %q, now %q", strings.TrimPrefix(k, settingFactPrefix), v, now[k]))
+		}
+	}
+	if !recorded {
+		return ""
+	}
+	for k, v := range now {
+		if _, ok := planned[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: plan has none, now %q", strings.TrimPrefix(k, settingFactPrefix), v))
+		}
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
 }
 
 // version reads the software version leaf of the profile.

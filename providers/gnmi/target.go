@@ -31,10 +31,12 @@ const (
 // rolling back on its own.
 const DefaultCommitRollback = 5 * time.Minute
 
-// Options tune a target beyond the policy. New fills them from the
-// environment: ROCE_GNMI_COMMIT_CONFIRM, ROCE_GNMI_COMMIT_ROLLBACK (a Go
-// duration), ROCE_GNMI_ARISTA_BIT_ORDER, ROCE_GNMI_SONIC_ORIGIN,
-// ROCE_GNMI_SRLINUX_ORIGIN.
+// Options are a target's settings below the policy: the switch's
+// gnmi { } block (policies.GNMISettings) overrides each field it sets.
+// New fills them from the environment, a process-wide fallback for
+// switches whose policy leaves a setting out: ROCE_GNMI_COMMIT_CONFIRM,
+// ROCE_GNMI_COMMIT_ROLLBACK (a Go duration), ROCE_GNMI_ARISTA_BIT_ORDER,
+// ROCE_GNMI_SONIC_ORIGIN, ROCE_GNMI_SRLINUX_ORIGIN.
 type Options struct {
 	Settings       profiles.Settings
 	CommitConfirm  string
@@ -58,34 +60,129 @@ type target struct {
 	warnings []string // from connecting (model checks)
 }
 
-// New is the plan.SwitchFactory for platform "gnmi".
+// Environment fallbacks for settings the policy's gnmi { } block leaves out.
+const (
+	EnvAristaBitOrder = "ROCE_GNMI_ARISTA_BIT_ORDER"
+	EnvSONiCOrigin    = "ROCE_GNMI_SONIC_ORIGIN"
+	EnvSRLinuxOrigin  = "ROCE_GNMI_SRLINUX_ORIGIN"
+	EnvCommitConfirm  = "ROCE_GNMI_COMMIT_CONFIRM"
+	EnvCommitRollback = "ROCE_GNMI_COMMIT_ROLLBACK"
+)
+
+// New is the plan.SwitchFactory for platform "gnmi": the policy's gnmi { }
+// block, over the environment fallbacks, over the defaults.
 func New(env plan.Env, sw *policies.Switch) (plan.Target, error) {
-	get := func(k string) string {
+	if sw == nil {
+		return nil, fmt.Errorf("gnmi: nil switch")
+	}
+	get := func(k string) (string, bool) {
 		if env.Getenv == nil {
-			return ""
+			return "", false
 		}
-		v, _ := env.Getenv(k)
-		return v
+		return env.Getenv(k)
 	}
-	o := Options{
-		Settings: profiles.Settings{
-			AristaNoDropBitOrder: get("ROCE_GNMI_ARISTA_BIT_ORDER"),
-			SONiCOrigin:          get("ROCE_GNMI_SONIC_ORIGIN"),
-			SRLinuxOrigin:        get("ROCE_GNMI_SRLINUX_ORIGIN"),
-		},
-		CommitConfirm: get("ROCE_GNMI_COMMIT_CONFIRM"),
+	bad := func(k, v string, err error) error {
+		return fmt.Errorf("switch.%s: environment %s=%q: %v; fix or unset it, or set the value in the switch's gnmi { } block", sw.Name, k, v, err)
 	}
-	if s := get("ROCE_GNMI_COMMIT_ROLLBACK"); s != "" {
-		d, err := time.ParseDuration(s)
+	var o Options
+	// A fallback is checked only where it can apply, so a value meant for
+	// another profile does not break this switch.
+	applies := func(profile string) bool { return sw.Profile == profile || sw.Profile == "auto" }
+	if v, ok := get(EnvAristaBitOrder); ok && v != "" {
+		if err := profiles.CheckBitOrder(v); err != nil && applies(policies.ProfileArista) {
+			return nil, bad(EnvAristaBitOrder, v, err)
+		}
+		o.Settings.AristaNoDropBitOrder = v
+	}
+	if v, ok := get(EnvSONiCOrigin); ok && v != "" {
+		if err := profiles.CheckOrigin(policies.ProfileSONiC, v); err != nil && applies(policies.ProfileSONiC) {
+			return nil, bad(EnvSONiCOrigin, v, err)
+		}
+		o.Settings.SONiCOrigin = v
+	}
+	if v, ok := get(EnvSRLinuxOrigin); ok {
+		if err := profiles.CheckOrigin(policies.ProfileSRLinux, v); err != nil && applies(policies.ProfileSRLinux) {
+			return nil, bad(EnvSRLinuxOrigin, v, err)
+		}
+		o.Settings.SRLinuxOrigin = v
+	}
+	if v, ok := get(EnvCommitConfirm); ok && v != "" {
+		if err := checkCommitMode(v); err != nil {
+			return nil, bad(EnvCommitConfirm, v, err)
+		}
+		o.CommitConfirm = v
+	}
+	if v, ok := get(EnvCommitRollback); ok && v != "" {
+		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("switch.%s: ROCE_GNMI_COMMIT_ROLLBACK=%q: want a positive duration such as 2m", sw.Name, s)
+			return nil, bad(EnvCommitRollback, v, fmt.Errorf("want a positive duration such as 2m"))
 		}
 		o.CommitRollback = d
 	}
 	return NewWithOptions(env, sw, o)
 }
 
-// NewWithOptions builds a target with explicit options.
+func checkCommitMode(m string) error {
+	switch m {
+	case CommitAuto, CommitOn, CommitOff:
+		return nil
+	}
+	return fmt.Errorf("commit-confirmed mode %q: want auto, on or off", m)
+}
+
+// withPolicy overlays the switch's gnmi { } block on o and checks the
+// values, so a Switch built in code is held to the policy's rules.
+func withPolicy(sw *policies.Switch, o Options) (Options, error) {
+	g := sw.GNMI
+	if g == nil {
+		return o, nil
+	}
+	bad := func(attr string, v any, err error) (Options, error) {
+		return o, fmt.Errorf("switch.%s: gnmi { %s = %q }: %v", sw.Name, attr, fmt.Sprint(v), err)
+	}
+	if g.AristaNoDropBitOrder != "" {
+		if err := profiles.CheckBitOrder(g.AristaNoDropBitOrder); err != nil {
+			return bad("arista_no_drop_bit_order", g.AristaNoDropBitOrder, err)
+		}
+		if sw.Profile != policies.ProfileArista && sw.Profile != "auto" {
+			return bad("arista_no_drop_bit_order", g.AristaNoDropBitOrder, fmt.Errorf("applies to profile arista only, and this switch uses %s", sw.Profile))
+		}
+		o.Settings.AristaNoDropBitOrder = g.AristaNoDropBitOrder
+	}
+	if g.Origin != nil {
+		switch sw.Profile {
+		case policies.ProfileSONiC:
+			o.Settings.SONiCOrigin = *g.Origin
+		case policies.ProfileSRLinux:
+			o.Settings.SRLinuxOrigin = *g.Origin
+		case "auto":
+			// The profile is known only after Capabilities: the origin is
+			// for whichever native profile is found.
+			o.Settings.SONiCOrigin, o.Settings.SRLinuxOrigin = *g.Origin, *g.Origin
+		}
+		if sw.Profile != "auto" {
+			if err := profiles.CheckOrigin(sw.Profile, *g.Origin); err != nil {
+				return bad("origin", *g.Origin, err)
+			}
+		}
+	}
+	if g.CommitConfirm != "" {
+		if err := checkCommitMode(g.CommitConfirm); err != nil {
+			return bad("commit_confirm", g.CommitConfirm, err)
+		}
+		o.CommitConfirm = g.CommitConfirm
+	}
+	if g.CommitRollback != 0 {
+		if g.CommitRollback < policies.MinGNMICommitRollback {
+			return bad("commit_rollback", g.CommitRollback, fmt.Errorf("want at least %s", policies.MinGNMICommitRollback))
+		}
+		o.CommitRollback = g.CommitRollback
+	}
+	return o, nil
+}
+
+// NewWithOptions builds a target from o, overridden by the switch's
+// gnmi { } block where it sets a value.
 func NewWithOptions(env plan.Env, sw *policies.Switch, o Options) (plan.Target, error) {
 	if sw == nil {
 		return nil, fmt.Errorf("gnmi: nil switch")
@@ -99,12 +196,15 @@ func NewWithOptions(env plan.Env, sw *policies.Switch, o Options) (plan.Target, 
 	if sw.Address == "" {
 		return nil, fmt.Errorf("switch.%s: gNMI needs an address (host:port)", sw.Name)
 	}
-	switch o.CommitConfirm {
-	case "":
+	o, err := withPolicy(sw, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.CommitConfirm == "" {
 		o.CommitConfirm = CommitAuto
-	case CommitAuto, CommitOff, CommitOn:
-	default:
-		return nil, fmt.Errorf("switch.%s: commit-confirm mode %q: want auto, on or off", sw.Name, o.CommitConfirm)
+	}
+	if err := checkCommitMode(o.CommitConfirm); err != nil {
+		return nil, fmt.Errorf("switch.%s: %w", sw.Name, err)
 	}
 	if o.CommitRollback <= 0 {
 		o.CommitRollback = DefaultCommitRollback

@@ -51,6 +51,55 @@ func (s Settings) sonicOrigin() string {
 	return s.SONiCOrigin
 }
 
+// CheckBitOrder validates an Arista priorities-no-drop bit order.
+func CheckBitOrder(order string) error {
+	if order != "lsb0" && order != "msb0" {
+		return fmt.Errorf("bit order %q: want lsb0 (bit n = priority n) or msb0 (bit 7-n)", order)
+	}
+	return nil
+}
+
+// originNameRe is what an SR Linux origin may hold ("" = send none).
+var originNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
+
+// CheckOrigin validates the origin of a profile's native paths: "sonic_db"
+// or "sonic-db" for sonic, a name or "" for srlinux. OpenConfig profiles
+// have no origin setting. The policy decoder applies the same rules.
+func CheckOrigin(profile, origin string) error {
+	switch profile {
+	case policies.ProfileSONiC:
+		if origin != "sonic_db" && origin != "sonic-db" {
+			return fmt.Errorf("SONiC origin %q: want sonic_db or sonic-db", origin)
+		}
+	case policies.ProfileSRLinux:
+		if !originNameRe.MatchString(origin) {
+			return fmt.Errorf("SR Linux origin %q: want a name of letters, digits, '_', '-' and '.', or empty for none", origin)
+		}
+	default:
+		return fmt.Errorf("profile %s writes OpenConfig paths, whose origin is always openconfig; the origin setting applies to sonic and srlinux", profile)
+	}
+	return nil
+}
+
+// Effective returns the settings that apply to the named profile, with
+// defaults filled in, keyed by their policy attribute names (gnmi { } block):
+// what the plan records so reviewers see the choices the payload follows.
+// An SR Linux origin of "" (none) is shown as "(none)".
+func (s Settings) Effective(profile string) map[string]string {
+	switch profile {
+	case policies.ProfileArista:
+		return map[string]string{"arista_no_drop_bit_order": s.bitOrder()}
+	case policies.ProfileSONiC:
+		return map[string]string{"origin": s.sonicOrigin()}
+	case policies.ProfileSRLinux:
+		if s.SRLinuxOrigin == "" {
+			return map[string]string{"origin": "(none)"}
+		}
+		return map[string]string{"origin": s.SRLinuxOrigin}
+	}
+	return map[string]string{}
+}
+
 // Input is what a profile renders from.
 type Input struct {
 	Switch     string               // switch name, for messages
@@ -130,14 +179,19 @@ func New(name string, s Settings) (Profile, error) {
 	case policies.ProfileOpenConfig:
 		return &ocProfile{arista: false, s: s}, nil
 	case policies.ProfileArista:
-		bo := s.bitOrder()
-		if bo != "lsb0" && bo != "msb0" {
-			return nil, fmt.Errorf("arista profile: AristaNoDropBitOrder %q: want lsb0 or msb0", bo)
+		if err := CheckBitOrder(s.bitOrder()); err != nil {
+			return nil, fmt.Errorf("arista profile: %w", err)
 		}
 		return &ocProfile{arista: true, s: s}, nil
 	case policies.ProfileSONiC:
+		if err := CheckOrigin(name, s.sonicOrigin()); err != nil {
+			return nil, fmt.Errorf("sonic profile: %w", err)
+		}
 		return &sonicProfile{origin: s.sonicOrigin()}, nil
 	case policies.ProfileSRLinux:
+		if err := CheckOrigin(name, s.SRLinuxOrigin); err != nil {
+			return nil, fmt.Errorf("srlinux profile: %w", err)
+		}
 		return &srlProfile{origin: s.SRLinuxOrigin}, nil
 	}
 	return nil, fmt.Errorf("unknown gNMI profile %q (want openconfig, arista, sonic, srlinux or auto)", name)
