@@ -19,6 +19,33 @@ import (
 // RunCLI is `roce-lab nxos`: it serves one simulated switch until ctx is
 // done, after printing its address and host key fingerprint.
 func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseCLI(args, stderr)
+	if err != nil {
+		return err
+	}
+	srv, err := Listen(ctx, c.listen, c.opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "nxsim %s (%s) listening on %s\nhost key %s %s\nlog in with: ssh -p %s %s@%s\n",
+		c.opts.Hostname, c.opts.Platform, srv.Addr(), srv.Switch().HostKey().Type(),
+		ssh.FingerprintSHA256(srv.Switch().HostKey()), portOf(srv.Addr()), c.user, hostOf(srv.Addr()))
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// cliConfig is what the roce-lab nxos flags ask for.
+type cliConfig struct {
+	opts   Options
+	listen string
+	user   string
+}
+
+// parseCLI reads the roce-lab nxos flags into switch options.
+func parseCLI(args []string, stderr io.Writer) (*cliConfig, error) {
 	fs := flag.NewFlagSet("roce-lab nxos", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -34,23 +61,49 @@ func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		vdc      = fs.String("vdc", "", "nexus7000: VDC the sessions land in (default VDC when empty)")
 		latency  = fs.Duration("latency", 0, "fault: delay before every answer")
 		dropN    = fs.Int("drop-after-config-lines", 0, "fault: drop the connection after N configuration lines")
+		dropAny  = fs.Int("drop-after-lines", 0, "fault: drop the connection after N commands of any kind (exec and configuration)")
 		reject   = fs.String("reject", "", "fault: configuration line answered with an invalid-command error")
+		stall    = fs.String("stall", "", "fault: command (exec or configuration) that is never answered; the session hangs until its connection closes")
 		verbose  = fs.Bool("v", false, "log connections")
 	)
+	var peers map[string][]int
+	fs.Func("peer-no-drop-cos", `DCBX peer of a port: "Ethernet1/1=3,4" (the CoS its NIC has PFC on; "Ethernet1/1=" for none); a port in mode auto is oper on only when it equals the switch's no-drop CoS; repeatable`, func(v string) error {
+		port, list, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(port) == "" {
+			return fmt.Errorf("%q: want PORT=COS,COS (e.g. Ethernet1/1=3,4)", v)
+		}
+		cos := []int{}
+		for _, f := range strings.Split(list, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 0 || n > 7 {
+				return fmt.Errorf("%q: CoS %q is not 0-7", v, f)
+			}
+			cos = append(cos, n)
+		}
+		if peers == nil {
+			peers = map[string][]int{}
+		}
+		peers[strings.TrimSpace(port)] = cos
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("roce-lab nxos: unexpected argument %q", fs.Arg(0))
+		return nil, fmt.Errorf("roce-lab nxos: unexpected argument %q", fs.Arg(0))
 	}
 	opts := Options{
 		Hostname: *hostname, Platform: *platform, Version: *version, VDC: *vdc,
-		Faults: Faults{Latency: *latency, DropAfterConfigLines: *dropN, RejectCommand: *reject},
+		Faults: Faults{Latency: *latency, DropAfterConfigLines: *dropN, DropAfterLines: *dropAny,
+			RejectCommand: *reject, StallCommand: strings.TrimSpace(*stall), PeerNoDropCoS: peers},
 	}
 	if *config != "" {
 		b, err := os.ReadFile(*config)
 		if err != nil {
-			return fmt.Errorf("roce-lab nxos: read --config: %w", err)
+			return nil, fmt.Errorf("roce-lab nxos: read --config: %w", err)
 		}
 		opts.StartupConfig = string(b)
 	}
@@ -65,32 +118,21 @@ func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *modules != "" {
 		m, err := parseModulesFlag(*modules)
 		if err != nil {
-			return fmt.Errorf("roce-lab nxos: --modules: %w", err)
+			return nil, fmt.Errorf("roce-lab nxos: --modules: %w", err)
 		}
 		opts.Modules = m
 	}
 	if *keyFile != "" {
 		k, err := LoadOrCreateHostKey(*keyFile)
 		if err != nil {
-			return fmt.Errorf("roce-lab nxos: %w", err)
+			return nil, fmt.Errorf("roce-lab nxos: %w", err)
 		}
 		opts.HostKey = k
 	}
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	srv, err := Listen(ctx, *listen, opts)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "nxsim %s (%s) listening on %s\nhost key %s %s\nlog in with: ssh -p %s %s@%s\n",
-		*hostname, *platform, srv.Addr(), srv.Switch().HostKey().Type(),
-		ssh.FingerprintSHA256(srv.Switch().HostKey()), portOf(srv.Addr()), *user, hostOf(srv.Addr()))
-	<-ctx.Done()
-	if err := srv.Close(); err != nil {
-		return err
-	}
-	return nil
+	return &cliConfig{opts: opts, listen: *listen, user: *user}, nil
 }
 
 // parseModulesFlag reads "slot:ports:model[:type],...".

@@ -41,6 +41,15 @@ func (sw *Switch) countConfigLine() bool {
 	return sw.faults.DropAfterConfigLines > 0 && sw.configLines == sw.faults.DropAfterConfigLines
 }
 
+// countLine counts one handled command and reports whether the
+// DropAfterLines fault fires on it.
+func (sw *Switch) countLine() bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.lines++
+	return sw.faults.DropAfterLines > 0 && sw.lines == sw.faults.DropAfterLines
+}
+
 // vdcRefusal refuses network-qos configuration in a non-default VDC of a
 // 7000: network-qos is system-wide and set only in the default VDC
 // (reference §2.4, §2.5). The message wording is ours (UNCONFIRMED).

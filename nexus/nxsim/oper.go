@@ -9,10 +9,12 @@ import (
 
 // The operational state below is derived from the running config the way
 // reference §1.5 and §1.7 describe it: PFC is operationally on for the CoS
-// values of the no-drop classes under `system qos`; in mode auto only when
-// DCBX agrees with the peer, which the simulator models as a peer NIC that
-// agrees whenever a no-drop class exists; never with link-level flow
-// control on, nor on a 7000 M-series port (reference §2.1).
+// values of the no-drop classes under `system qos`; in mode on whatever
+// the peer says; in mode auto only when a no-drop class exists and DCBX
+// agrees with the peer, i.e. the peer NIC's PFC-enabled CoS
+// (Faults.PeerNoDropCoS; a port not listed has a peer that agrees) equal
+// the switch's no-drop CoS; never with link-level flow control on, nor on a
+// 7000 M-series port (reference §2.1).
 
 // fcoeCoS is the CoS of class-fcoe and of the 7000 FCoE template class
 // (reference §1.1, §2.3).
@@ -185,22 +187,43 @@ func portStateOf(cfg *nexus.Config, name string) portState {
 }
 
 // pfcRows builds `show interface priority-flow-control` for the ports.
+// The caller holds sw.mu.
 func (sw *Switch) pfcRows(cfg *nexus.Config) []nexus.PFCStatus {
 	bits := noDropCoS(cfg)
 	rows := make([]nexus.PFCStatus, 0, len(sw.interfaces))
 	for _, name := range sw.interfaces {
 		ps := portStateOf(cfg, name)
 		row := nexus.PFCStatus{Interface: name, Mode: displayMode(ps.pfcMode)}
-		switch {
-		case ps.llfc, sw.onMSeries(name):
-		case ps.pfcMode == "on":
-			row.Oper, row.VLBitmap = true, bits
-		case ps.pfcMode == "auto" && bits != 0:
+		if sw.pfcOper(name, ps, bits) {
 			row.Oper, row.VLBitmap = true, bits
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// pfcOper reports whether PFC is operationally on at a port whose switch
+// side makes bits no-drop. The caller holds sw.mu.
+func (sw *Switch) pfcOper(name string, ps portState, bits uint8) bool {
+	switch {
+	case ps.llfc, sw.onMSeries(name):
+		return false
+	case ps.pfcMode == "on":
+		return true
+	case ps.pfcMode == "auto" && bits != 0:
+		peer, ok := sw.faults.PeerNoDropCoS[name]
+		if !ok {
+			return true // a peer that agrees
+		}
+		var pb uint8
+		for _, c := range peer {
+			if c >= 0 && c <= 7 {
+				pb |= 1 << c
+			}
+		}
+		return pb == bits
+	}
+	return false
 }
 
 func displayMode(m string) string {
@@ -257,7 +280,7 @@ func (sw *Switch) queuing(cfg *nexus.Config, name string, bits uint8) nexus.Queu
 		qi.Groups = append(qi.Groups, nexus.QueuingGroup{QoSGroup: 0, Direction: "TX", Bandwidth: 100})
 	}
 	ps := portStateOf(cfg, name)
-	pfcOn := !ps.llfc && !sw.onMSeries(name) && ps.pfcMode != "off" && bits != 0
+	pfcOn := bits != 0 && sw.pfcOper(name, ps, bits)
 	nq := attached(cfg, "network-qos", "")
 	if nq == nil {
 		qi.Groups = append(qi.Groups, nexus.QueuingGroup{QoSGroup: 0, Direction: "RX", DropType: "drop",

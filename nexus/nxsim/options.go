@@ -14,8 +14,9 @@
 //	ssh -p 2222 admin@127.0.0.1            (password "admin" unless --password)
 //	ssh -p 2222 admin@127.0.0.1 'show running-config ipqos'
 //
-// Faults (Options.Faults, SetFaults, or the --latency, --reject and
-// --drop-after-config-lines flags) make it misbehave on purpose for tests.
+// Faults (Options.Faults, SetFaults, or the --latency, --reject, --stall,
+// --drop-after-config-lines, --drop-after-lines and --peer-no-drop-cos
+// flags) make it misbehave on purpose for tests.
 package nxsim
 
 import (
@@ -72,4 +73,34 @@ type Faults struct {
 	// StallCommand is a line that is never answered; the session stays
 	// silent until its connection closes.
 	StallCommand string
+	// DropAfterLines closes the connection right after the Nth command the
+	// switch has handled in any session and mode: exec commands (the
+	// terminal settings a client sends at login, show, checkpoint, rollback,
+	// no checkpoint) and configuration lines alike; empty lines do not
+	// count (0 = never). The count runs across all sessions until SetFaults
+	// resets it; LinesHandled reads it.
+	DropAfterLines int
+
+	// PeerNoDropCoS models the DCBX peer of some ports: the CoS values the
+	// NIC at the other end has PFC enabled on. A port in
+	// `priority-flow-control mode auto` is operationally on only when that
+	// set equals the switch's no-drop CoS (reference §1.5: when the no-drop
+	// sets of the two ends differ, PFC stays operationally off even in
+	// Auto); mode on ignores the peer. Ports not listed have a peer that
+	// agrees. Keys are interface names as the switch prints them
+	// ("Ethernet1/1").
+	PeerNoDropCoS map[string][]int
+}
+
+// clone copies the fault settings, so a caller's map can change later
+// without racing with the switch.
+func (f Faults) clone() Faults {
+	if f.PeerNoDropCoS != nil {
+		m := make(map[string][]int, len(f.PeerNoDropCoS))
+		for k, v := range f.PeerNoDropCoS {
+			m[k] = append([]int(nil), v...)
+		}
+		f.PeerNoDropCoS = m
+	}
+	return f
 }

@@ -80,14 +80,22 @@ func (s *session) handle(ctx context.Context, raw string) (string, error) {
 		<-ctx.Done()
 		return "", errDrop
 	}
-	if s.ed != nil && !execInConfig(cmd) {
-		return s.configLine(line, cmd, f)
-	}
-	if s.ed != nil && strings.HasPrefix(cmd, "do ") {
+	var out string
+	var err error
+	switch {
+	case s.ed != nil && !execInConfig(cmd):
+		out, err = s.configLine(line, cmd, f)
+	case s.ed != nil && strings.HasPrefix(cmd, "do "):
 		col := strings.Index(line, "do ") + 3
-		return s.execLine(line[col:], len(s.prompt())+col)
+		out, err = s.execLine(line[col:], len(s.prompt())+col)
+	default:
+		out, err = s.execLine(line, len(s.prompt()))
 	}
-	return s.execLine(line, len(s.prompt()))
+	if s.sw.countLine() && err == nil {
+		s.sw.log.Info("fault: dropping the connection", "switch", s.sw.hostname, "after", cmd)
+		err = errDrop
+	}
+	return out, err
 }
 
 // execInConfig reports whether a line typed in a configuration mode is an

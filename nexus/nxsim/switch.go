@@ -42,6 +42,7 @@ type Switch struct {
 	checkpoints []*checkpoint
 	faults      Faults
 	configLines int // configuration lines handled since the last SetFaults
+	lines       int // commands handled (any mode) since the last SetFaults
 }
 
 // New builds a switch from opts. The startup config must parse.
@@ -57,7 +58,7 @@ func New(opts Options) (*Switch, error) {
 		hostKey:  opts.HostKey,
 		authKeys: slices.Clone(opts.AuthorizedKeys),
 		log:      opts.Logger,
-		faults:   opts.Faults,
+		faults:   opts.Faults.clone(),
 		now:      time.Now,
 	}
 	if s.vdc != "" && s.kind != "nexus7000" {
@@ -184,13 +185,22 @@ func (s *Switch) RunningConfig() string {
 	return s.cfg.String()
 }
 
-// SetFaults replaces the fault settings and restarts the configuration
-// line count.
+// SetFaults replaces the fault settings and restarts the line counts.
 func (s *Switch) SetFaults(f Faults) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults = f
+	s.faults = f.clone()
 	s.configLines = 0
+	s.lines = 0
+}
+
+// LinesHandled is how many commands (any session, any mode, empty lines
+// not counted) the switch has handled since it started or SetFaults was
+// last called: the positions Faults.DropAfterLines can drop at.
+func (s *Switch) LinesHandled() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lines
 }
 
 // faultsNow returns the current fault settings.
