@@ -106,6 +106,18 @@ type fleet struct {
 	kinds map[string]string // switch name → kind
 	nx    []*nxsim.Server
 	gn    []*gnmisim.Server
+	gkind []string // kind of gn[i]
+}
+
+// setsServed is, per gNMI kind, how many SetRequests its targets applied
+// in all (the simulators keep them): a count the calibration can be
+// checked against.
+func (f *fleet) setsServed() map[string]int {
+	out := map[string]int{}
+	for i, s := range f.gn {
+		out[f.gkind[i]] += len(s.Target().SetRequests())
+	}
+	return out
 }
 
 func (f *fleet) close() error {
@@ -184,6 +196,7 @@ func startFleet(ctx context.Context, dir string, mix Mix, lat Latency, log *slog
 				}
 				if gn != nil {
 					f.gn = append(f.gn, gn)
+					f.gkind = append(f.gkind, kind)
 				}
 			}()
 		}

@@ -146,6 +146,9 @@ type Report struct {
 	Cal      *Calibration
 	Changes  int // changes in the first plan
 	Commands map[string]int
+	// Sets is, per gNMI kind, the SetRequests its simulators applied
+	// during the run.
+	Sets map[string]int
 }
 
 func usageNow() (Usage, error) {
@@ -476,6 +479,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Phases = append(rep.Phases, rec.phase("second plan (empty)", n, u))
 	cfg.progress("second plan: empty, %s wall", u.Wall.Round(time.Millisecond))
+	rep.Sets = fb.fleet.setsServed()
 	return rep, nil
 }
 
@@ -689,6 +693,15 @@ func (r *Report) Print(w interface{ Write([]byte) (int, error) }) {
 		}
 	}
 	fmt.Fprintf(w, "planned NX-OS config lines / gNMI Set ops per switch (first plan): %s\n", strings.Join(per, ", "))
+	per = per[:0]
+	for _, k := range switchKinds {
+		if n, ok := r.Sets[k]; ok && r.Mix[k] > 0 {
+			per = append(per, fmt.Sprintf("%s %.2f", k, float64(n)/float64(r.Mix[k])))
+		}
+	}
+	if len(per) > 0 {
+		fmt.Fprintf(w, "SetRequests the gNMI simulators applied per target (whole run): %s\n", strings.Join(per, ", "))
+	}
 	fmt.Fprintf(w, "%-22s %7s %10s %10s %10s %10s %10s %8s %7s %12s %10s %10s\n", "phase", "targets", "wall", "cpu", "user", "sys", "peak-rss", "ideal", "ratio", "switch-ratio", "cpu-floor", "others-cpu")
 	for _, p := range r.Phases {
 		ideal, ratio, sr := "-", "-", "-"

@@ -46,6 +46,9 @@ func TestSmoke(t *testing.T) {
 	if rep.Commands[KindNexus5000] == 0 || rep.Commands[KindArista] == 0 {
 		t.Errorf("commands per kind %v: want NX-OS commands and gNMI ops", rep.Commands)
 	}
+	if rep.Sets[KindArista] == 0 || rep.Sets[KindSRLinux] == 0 {
+		t.Errorf("SetRequests served %v: want the gNMI simulators to have applied Sets", rep.Sets)
+	}
 	cal, err := Calibrate(ctx, time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
