@@ -20,9 +20,32 @@ type LocalAgent struct {
 // Address implements HostAgent.
 func (a *LocalAgent) Address() string { return "host." + a.Name }
 
-// Probe implements HostAgent by running perftest locally.
+// Probe implements HostAgent by running perftest locally. Before a server
+// side it stops a perftest server an earlier crashed run left on the
+// rendezvous port (never any other program), as roce-agent does.
 func (a *LocalAgent) Probe(ctx context.Context, o perftest.Options) (*perftest.Result, error) {
-	return perftest.Run(ctx, o)
+	var notes []string
+	if o.IsServer() {
+		port := o.TCPPort
+		if port == 0 {
+			port = perftest.DefaultTCPPort
+		}
+		ls, err := perftest.Reaper{}.Reap(ctx, port)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("could not look for leftover servers on TCP port %d: %v", port, err))
+		}
+		for _, l := range ls {
+			notes = append(notes, l.String())
+		}
+	}
+	res, err := perftest.Run(ctx, o)
+	if len(notes) > 0 {
+		if res == nil {
+			res = &perftest.Result{}
+		}
+		res.Notes = append(notes, res.Notes...)
+	}
+	return res, err
 }
 
 // Telemetry implements HostAgent.

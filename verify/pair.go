@@ -118,6 +118,16 @@ func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, 
 	if client.res != nil && len(client.res.Argv) > 0 {
 		pr.ClientArgv = client.res.Argv
 	}
+	for _, side := range []struct {
+		addr string
+		res  *perftest.Result
+	}{{pr.Server, server.res}, {pr.Client, client.res}} {
+		if side.res != nil {
+			for _, n := range side.res.Notes {
+				pr.Notes = append(pr.Notes, side.addr+": "+n)
+			}
+		}
+	}
 	r.judge(&pr, class, p, server, client, snaps)
 	return pr
 }

@@ -24,6 +24,9 @@ func RenderText(w io.Writer, r *Report) error {
 	for _, p := range r.Probes {
 		fmt.Fprintf(&b, "  %-5s %s (round %d, port %d)\n", statusWord(p.Status), p.Name(), p.Round, p.TCPPort)
 		fmt.Fprintf(&b, "        %s\n", p.Message)
+		for _, n := range p.Notes {
+			fmt.Fprintf(&b, "        note: %s\n", n)
+		}
 		if p.Failure != nil && p.Failure.Hint != "" && p.Status != StatusPass {
 			fmt.Fprintf(&b, "        hint: %s\n", p.Failure.Hint)
 		}

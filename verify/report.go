@@ -77,6 +77,9 @@ type Probe struct {
 	LinkGbps      float64        `json:"link_gbps,omitempty"`
 	Ceiling       *Ceiling       `json:"ceiling,omitempty"`
 	Seconds       float64        `json:"seconds"`
+	// Notes say what the agents did around the run, prefixed by the host
+	// ("host.a: stopped a leftover ib_write_bw server (pid 4242) ...").
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Name identifies the probe in reports and baselines.

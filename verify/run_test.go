@@ -456,3 +456,33 @@ func TestRunNICProberAgent(t *testing.T) {
 		t.Errorf("client argv %q should be what the agent ran (GID 5)", p.ClientArgv)
 	}
 }
+
+// What an agent did around a run (a leftover perftest server stopped on
+// the port) reaches the probe's notes, named by host, and the text report.
+func TestRunReportsAgentNotes(t *testing.T) {
+	s := setup(t, "multisize_gbps.txt", "a", "b")
+	note := "stopped a leftover ib_write_bw server (pid 4242) that was listening on TCP port 18515"
+	for _, h := range s.hosts {
+		res := recorded(t, "multisize_gbps.txt")
+		res.Notes = []string{note}
+		h.serverDone = res
+	}
+	rep, err := Run(context.Background(), s.fabric, fastOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Probes) != 1 {
+		t.Fatalf("%d probes", len(rep.Probes))
+	}
+	p := rep.Probes[0]
+	if want := []string{p.Server + ": " + note}; !slices.Equal(p.Notes, want) {
+		t.Errorf("notes %q, want %q", p.Notes, want)
+	}
+	var b strings.Builder
+	if err := RenderText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "note: "+p.Server+": "+note) {
+		t.Errorf("text report lacks the note:\n%s", b.String())
+	}
+}

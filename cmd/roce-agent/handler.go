@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/rocefabric/roce/nics"
@@ -120,6 +121,21 @@ func isPerftestTool(exe string) bool {
 	return false
 }
 
+// procDir is the proc tree to scan for leftover servers: <root>/proc when
+// the root carries one (tests use a fake tree), else the real /proc, whose
+// net/tcp shows the network namespace the agent runs in (lab hosts are
+// namespaces). Whatever the tree, a process is signalled only after the
+// real /proc confirms it is a perftest tool.
+func procDir(root string) string {
+	if root != "" && root != "/" {
+		p := filepath.Join(root, "proc")
+		if _, err := os.Stat(filepath.Join(p, "net", "tcp")); err == nil {
+			return p
+		}
+	}
+	return "/proc"
+}
+
 func probe(ctx context.Context, sys *nics.System, p *agentproto.ProbeRequest) (*agentproto.ProbeResult, error) {
 	o := p.Options
 	if len(o.Command) > 0 && !isPerftestTool(o.Command[0]) {
@@ -159,7 +175,30 @@ func probe(ctx context.Context, sys *nics.System, p *agentproto.ProbeRequest) (*
 		o.GIDIndex = idx
 	}
 	out := &agentproto.ProbeResult{GIDIndex: o.GIDIndex}
+	var notes []string
+	if o.IsServer() {
+		// A perftest server left by an earlier crashed run would keep the
+		// port and make this server fail to bind: stop it (and only it).
+		port := o.TCPPort
+		if port == 0 {
+			port = perftest.DefaultTCPPort
+		}
+		ls, err := perftest.Reaper{Proc: procDir(sys.Root)}.Reap(ctx, port)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("could not look for leftover servers on TCP port %d: %v", port, err))
+		}
+		out.Leftovers = ls
+		for _, l := range ls {
+			notes = append(notes, l.String())
+		}
+	}
 	res, err := perftest.Run(ctx, o)
+	if len(notes) > 0 {
+		if res == nil {
+			res = &perftest.Result{}
+		}
+		res.Notes = append(notes, res.Notes...)
+	}
 	out.Result = res
 	var f *perftest.Failure
 	if errors.As(err, &f) {

@@ -98,6 +98,11 @@ type ProbeResult struct {
 	Result   *perftest.Result  `json:"result,omitempty"`
 	Failure  *perftest.Failure `json:"failure,omitempty"`
 	GIDIndex int               `json:"gid_index"`
+	// Leftovers (server side) are the processes found listening on the
+	// rendezvous port before perftest started: perftest servers of an
+	// earlier crashed run are stopped, anything else is left alone. Each
+	// is also a line in Result.Notes.
+	Leftovers []perftest.Leftover `json:"leftovers,omitempty"`
 }
 
 // DecodeRequest parses one request strictly: unknown fields, trailing data

@@ -26,6 +26,9 @@ type Result struct {
 	Stderr   string   `json:"stderr,omitempty"`
 	ExitCode int      `json:"exit_code"`
 	Argv     []string `json:"argv,omitempty"`
+	// Notes are what the side's agent did around the run in plain words
+	// (a leftover server stopped on the rendezvous port).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // mibPerSecToGbps converts perftest's "MB/sec" (which is MiB/s: 2^20 bytes,
