@@ -85,6 +85,9 @@ func RenderJUnit(w io.Writer, r *Report) error {
 			Time:      secs(p.Seconds),
 			SystemOut: p.Message + "\nserver: " + strings.Join(p.ServerArgv, " ") + "\nclient: " + strings.Join(p.ClientArgv, " "),
 		}
+		for _, n := range p.Notes {
+			tc.SystemOut += "\nnote: " + n
+		}
 		typ, body := "", ""
 		if p.Failure != nil {
 			typ = p.Failure.Class

@@ -28,6 +28,9 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 			if p.Failure != nil && p.Status != StatusPass {
 				msg += " — " + p.Failure.Hint
 			}
+			for _, n := range p.Notes {
+				msg += "; note: " + n
+			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
 				statusWord(p.Status), mdCell(p.Class), p.Round, mdCell(p.Server), mdCell(p.Client),
 				num(p.AvgGbps), num(p.ThresholdGbps), ceiling, mdCell(msg))

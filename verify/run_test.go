@@ -485,4 +485,13 @@ func TestRunReportsAgentNotes(t *testing.T) {
 	if !strings.Contains(b.String(), "note: "+p.Server+": "+note) {
 		t.Errorf("text report lacks the note:\n%s", b.String())
 	}
+	for _, f := range []string{FormatMarkdown, FormatJUnit, FormatJSON} {
+		var out strings.Builder
+		if err := Render(&out, rep, f); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "leftover ib_write_bw server (pid 4242)") {
+			t.Errorf("%s report lacks the note:\n%s", f, out.String())
+		}
+	}
 }
