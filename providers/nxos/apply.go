@@ -58,7 +58,9 @@ func (x *txn) trips() int {
 // and on any failure `rollback running-config checkpoint NAME atomic`, a
 // re-read proving the configuration is byte-identical to before, and the
 // checkpoint's removal. When the connection drops, it reconnects (bounded
-// backoff) and rolls back before reporting.
+// backoff) and rolls back before reporting; when it drops before the
+// checkpoint (nothing sent yet), the apply starts over. So the switch ends
+// as before (rolled-back) or as planned (applied), wherever it drops.
 func (t *Target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyResult, error) {
 	start := time.Now()
 	res := &plan.ApplyResult{Address: t.Address()}
@@ -76,6 +78,10 @@ func (t *Target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyRes
 	return res, err
 }
 
+// maxRestarts bounds how often an apply starts over after the connection
+// was lost before anything that changes the switch was sent.
+const maxRestarts = 2
+
 func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string, error) {
 	if tp.Offline || t.sw.Capture != "" {
 		return plan.StatusRefused, fmt.Errorf("%s: %w", t.Address(), errOffline)
@@ -85,6 +91,27 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string
 		return plan.StatusFailed, err
 	}
 	x.dl = dl
+	for restart := 0; ; restart++ {
+		status, err := t.attempt(ctx, tp, x)
+		// Lost after login but before the checkpoint: nothing was sent, so
+		// starting over is safe (a refused login or host key is not retried).
+		if err == nil || x.checkpoint != "" || !errors.Is(err, errSessionLost) || restart >= maxRestarts || restart >= len(t.backoff) {
+			return status, err
+		}
+		tm := time.NewTimer(t.backoff[restart])
+		select {
+		case <-ctx.Done():
+			tm.Stop()
+			return status, fmt.Errorf("%w; not retried: %w", err, context.Cause(ctx))
+		case <-tm.C:
+		}
+		t.log.Warn("connection lost before any change was sent; starting the apply over", "target", t.Address(), "attempt", restart+2, "cause", err)
+	}
+}
+
+// attempt is one try at the transaction. x.checkpoint stays empty until
+// the checkpoint command is sent: before that nothing on the switch moved.
+func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (string, error) {
 	c, err := x.open(ctx)
 	if err != nil {
 		return plan.StatusFailed, fmt.Errorf("%s: connect to %s (nothing was sent): %w", t.Address(), t.sw.Address, err)
@@ -117,6 +144,11 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string
 	x.checkpoint = t.checkpointName()
 	t.log.Info("applying", "target", t.Address(), "lines", len(tp.Commands), "checkpoint", x.checkpoint)
 	if _, err := c.command("checkpoint " + x.checkpoint); err != nil {
+		if errors.Is(err, errConnection) {
+			// The switch may have taken the checkpoint before the session
+			// went: recover as after any other lost line.
+			return t.undo(ctx, x, c, fmt.Errorf("create checkpoint %s: %w", x.checkpoint, err))
+		}
 		return plan.StatusFailed, fmt.Errorf("%s: create checkpoint %s (nothing was changed): %w", t.Address(), x.checkpoint, err)
 	}
 	if _, err := c.configure(tp.Commands); err != nil {
@@ -129,10 +161,25 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string
 	if err := t.verifyApplied(post, desired); err != nil {
 		return t.undo(ctx, x, c, err)
 	}
-	if _, err := c.command("no checkpoint " + x.checkpoint); err != nil {
-		t.log.Warn("applied, but the checkpoint could not be removed", "target", t.Address(), "checkpoint", x.checkpoint, "error", err)
-	}
+	t.removeCheckpoint(ctx, x, c, "applied")
 	return plan.StatusApplied, nil
+}
+
+// removeCheckpoint deletes the transaction's checkpoint. When the session
+// is gone it reconnects once to do it, so our checkpoints (NX-OS keeps at
+// most 10, reference §3.2) do not pile up; a failure is only logged, as
+// the outcome is already decided.
+func (t *Target) removeCheckpoint(ctx context.Context, x *txn, c *conn, outcome string) {
+	_, err := c.command("no checkpoint " + x.checkpoint)
+	if err != nil && errors.Is(err, errConnection) {
+		var c2 *conn
+		if c2, err = x.open(context.WithoutCancel(ctx)); err == nil {
+			_, err = c2.command("no checkpoint " + x.checkpoint)
+		}
+	}
+	if err != nil {
+		t.log.Warn(outcome+", but the checkpoint could not be removed", "target", t.Address(), "checkpoint", x.checkpoint, "error", err)
+	}
 }
 
 // verifyApplied requires the re-read config to be the desired config and a
@@ -172,7 +219,7 @@ func (t *Target) undo(ctx context.Context, x *txn, c *conn, cause error) (string
 	if errors.Is(cause, errConnection) || !c.tr.IsAlive() {
 		return t.recoverAndRollback(ctx, x, cause)
 	}
-	status, err := t.rollback(x, c, cause)
+	status, err := t.rollback(ctx, x, c, cause)
 	if err != nil && errors.Is(err, errConnection) {
 		return t.recoverAndRollback(ctx, x, cause)
 	}
@@ -199,7 +246,7 @@ func (t *Target) recoverAndRollback(ctx context.Context, x *txn, cause error) (s
 			}
 			continue
 		}
-		status, err := t.rollback(x, c, cause)
+		status, err := t.rollback(ctx, x, c, cause)
 		if err != nil && errors.Is(err, errConnection) && status == plan.StatusFailed {
 			last = err
 			continue
@@ -214,28 +261,41 @@ func (t *Target) unrecovered(x *txn, cause, why error) error {
 }
 
 // rollback restores the checkpoint, proves the configuration is
-// byte-identical to the pre-apply read, and removes the checkpoint.
-func (t *Target) rollback(x *txn, c *conn, cause error) (string, error) {
+// byte-identical to the pre-apply read, and removes the checkpoint. When
+// the switch refuses the rollback (say the checkpoint was never taken
+// because the session went while creating it), the configuration read
+// afterwards decides: identical to before means nothing needed undoing.
+func (t *Target) rollback(ctx context.Context, x *txn, c *conn, cause error) (string, error) {
+	refused := error(nil)
 	if _, err := c.command("rollback running-config checkpoint " + x.checkpoint + " atomic"); err != nil {
 		if errors.Is(err, errConnection) {
 			return plan.StatusFailed, err
 		}
-		return plan.StatusFailed, fmt.Errorf("%s: %v; then the rollback failed: %w; checkpoint %s is kept on the switch", t.Address(), cause, err, x.checkpoint)
+		refused = err
 	}
 	after, err := t.readConfig(c, x.pre)
 	if err != nil {
 		if errors.Is(err, errConnection) {
 			return plan.StatusFailed, err
 		}
+		if refused != nil {
+			return plan.StatusFailed, fmt.Errorf("%s: %v; then the rollback failed: %w; checkpoint %s is kept on the switch", t.Address(), cause, refused, x.checkpoint)
+		}
 		return plan.StatusFailed, fmt.Errorf("%s: %v; rolled back, but the re-read failed: %w; checkpoint %s is kept", t.Address(), cause, err, x.checkpoint)
 	}
 	if after.text != x.pre.text {
+		if refused != nil {
+			return plan.StatusFailed, fmt.Errorf("%s: %v; then the rollback failed: %w; checkpoint %s is kept on the switch", t.Address(), cause, refused, x.checkpoint)
+		}
 		return plan.StatusFailed, fmt.Errorf("%s: %v; rolled back to checkpoint %s, but the config read afterwards differs from the config before apply (%s, before %s); checkpoint kept, inspect with `show diff rollback-patch checkpoint %s running-config`",
 			t.Address(), cause, x.checkpoint, after.fingerprint, x.pre.fingerprint, x.checkpoint)
 	}
-	if _, err := c.command("no checkpoint " + x.checkpoint); err != nil {
-		t.log.Warn("rolled back, but the checkpoint could not be removed", "target", t.Address(), "checkpoint", x.checkpoint, "error", err)
+	if refused != nil {
+		t.log.Warn("the rollback was refused, but the configuration is identical to before", "target", t.Address(), "checkpoint", x.checkpoint, "error", refused)
+		t.removeCheckpoint(ctx, x, c, "identical to before")
+		return plan.StatusRolledBack, fmt.Errorf("%s: %v; the configuration read afterwards is identical to before (nothing needed undoing)", t.Address(), cause)
 	}
+	t.removeCheckpoint(ctx, x, c, "rolled back")
 	return plan.StatusRolledBack, fmt.Errorf("%s: %v; rolled back to checkpoint %s and verified identical to before", t.Address(), cause, x.checkpoint)
 }
 

@@ -237,3 +237,102 @@ func TestPolicyChangedSincePlan(t *testing.T) {
 		t.Error("changes were sent")
 	}
 }
+
+// TestDropAfterEveryExchange drops the connection after each possible
+// number of commands of the whole apply — the login's terminal settings,
+// the re-read before apply, checkpoint, configure terminal, every line,
+// end, the re-read after, no checkpoint, and on the way back rollback and
+// its re-read — for one start state of each platform. Every time the
+// switch must end byte-identical to before with status rolled-back, or
+// exactly as planned with status applied, and no checkpoint of ours may be
+// left behind.
+func TestDropAfterEveryExchange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite skipped in -short mode")
+	}
+	for _, tc := range []struct{ kind, start string }{
+		{"nexus5000", "fcoe-defaults"},
+		{"nexus7000", "empty"},
+	} {
+		t.Run(tc.kind+"/"+tc.start, func(t *testing.T) {
+			// A clean apply counts the commands a drop can follow.
+			probe := newRig(t, rigOpts{kind: tc.kind, start: tc.start})
+			tp := probe.plan(t)
+			probe.srv.Switch().SetFaults(nxsim.Faults{})
+			if res, err := probe.apply(t, tp); err != nil {
+				t.Fatalf("clean apply: %s %v", res.Status, err)
+			}
+			total := probe.srv.Switch().LinesHandled()
+			if total < len(tp.Commands)+8 {
+				t.Fatalf("a clean apply handled %d commands for %d lines: the count misses exchanges", total, len(tp.Commands))
+			}
+			seen := map[string]int{}
+			for drop := 1; drop <= total+1; drop++ {
+				r := newRig(t, rigOpts{kind: tc.kind, start: tc.start})
+				tp := r.plan(t)
+				before := r.srv.Switch().RunningConfig()
+				r.srv.Switch().SetFaults(nxsim.Faults{DropAfterLines: drop})
+				res, err := r.apply(t, tp)
+				after := r.srv.Switch().RunningConfig()
+				r.srv.Switch().SetFaults(nxsim.Faults{})
+				seen[res.Status]++
+				where := fmt.Sprintf("drop after command %d of %d", drop, total)
+				switch {
+				case after == before:
+					if res.Status != plan.StatusRolledBack || err == nil {
+						t.Errorf("%s: switch as before, but status %s (err %v)\n%s", where, res.Status, err, transcriptText(res.Transcript))
+					}
+				default:
+					if again := r.plan(t); again.HasChanges() {
+						t.Fatalf("%s: switch left in between (status %s, err %v): remaining %v\n%s", where, res.Status, err, again.Commands, transcriptText(res.Transcript))
+					}
+					if res.Status != plan.StatusApplied || err != nil {
+						t.Errorf("%s: fully applied, but status %s (err %v)", where, res.Status, err)
+					}
+				}
+				if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
+					t.Errorf("%s: status %s, checkpoints left on the switch: %v\n%s", where, res.Status, cps, transcriptText(res.Transcript))
+				}
+			}
+			if seen[plan.StatusApplied] == 0 || seen[plan.StatusRolledBack] == 0 {
+				t.Errorf("outcomes %v: the sweep should reach both", seen)
+			}
+		})
+	}
+}
+
+// TestRollbackRefusedDecidesByTheConfig: when the switch refuses the
+// rollback (the checkpoint was never taken, as when the session went while
+// creating it), the configuration read afterwards decides: identical to
+// before is rolled-back (nothing needed undoing), anything else failed.
+func TestRollbackRefusedDecidesByTheConfig(t *testing.T) {
+	r := newRig(t, rigOpts{kind: "nexus5000", start: "empty"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dl, _, err := r.target.dialer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &txn{t: r.target, dl: dl, checkpoint: "roce-never-taken"}
+	defer func() {
+		for _, c := range x.conns {
+			c.close()
+		}
+	}()
+	c, err := x.open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.pre, err = r.target.readLive(c); err != nil {
+		t.Fatal(err)
+	}
+	status, err := r.target.rollback(ctx, x, c, errors.New("lost while creating the checkpoint"))
+	if status != plan.StatusRolledBack || err == nil || !strings.Contains(err.Error(), "identical to before (nothing needed undoing)") {
+		t.Errorf("unchanged switch: status %s err %v, want rolled-back", status, err)
+	}
+	applyByHand(t, r, []string{"interface Ethernet1/1", "priority-flow-control mode off"})
+	status, err = r.target.rollback(ctx, x, c, errors.New("lost mid-apply"))
+	if status != plan.StatusFailed || err == nil || !strings.Contains(err.Error(), "then the rollback failed") || !strings.Contains(err.Error(), "roce-never-taken") {
+		t.Errorf("changed switch: status %s err %v, want failed naming the checkpoint", status, err)
+	}
+}

@@ -60,6 +60,11 @@ type conn struct {
 // as opposed to the switch refusing a command.
 var errConnection = errors.New("connection to the switch failed")
 
+// errSessionLost marks, among connection failures, those after a
+// successful login (as opposed to an unreachable switch or a refused
+// login, which a retry would not fix or should not repeat).
+var errSessionLost = errors.New("session lost after login")
+
 func (dl dialer) open(ctx context.Context) (*conn, error) {
 	host, port, err := splitHostPort(dl.address)
 	if err != nil {
@@ -98,6 +103,9 @@ func (dl dialer) open(ctx context.Context) (*conn, error) {
 		_ = tr.Close()
 		if errors.Is(err, errHostKey) {
 			return nil, err
+		}
+		if tr.loggedIn() {
+			return nil, fmt.Errorf("%w: %w: open %s: %w", errConnection, errSessionLost, tr.addr, err)
 		}
 		return nil, fmt.Errorf("%w: open %s: %w", errConnection, tr.addr, err)
 	}
@@ -141,7 +149,7 @@ func (c *conn) command(cmd string) (string, error) {
 	r, err := c.d.SendCommand(cmd)
 	if err != nil {
 		c.exchange = append(c.exchange, plan.Exchange{Command: cmd, Response: err.Error(), Failed: true})
-		return "", fmt.Errorf("%w: %q: %w", errConnection, cmd, err)
+		return "", fmt.Errorf("%w: %w: %q: %w", errConnection, errSessionLost, cmd, err)
 	}
 	ex := plan.Exchange{Command: cmd, Response: r.Result, Failed: r.Failed != nil}
 	c.exchange = append(c.exchange, ex)

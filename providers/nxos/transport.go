@@ -30,12 +30,13 @@ type sshTransport struct {
 	hostKeyAlgorithms []string
 	timeout           time.Duration // dial + handshake
 
-	mu      sync.Mutex
-	conn    net.Conn
-	client  *ssh.Client
-	session *ssh.Session
-	stdin   io.WriteCloser
-	stdout  io.Reader
+	mu       sync.Mutex
+	loggedin bool // Open got as far as a shell once
+	conn     net.Conn
+	client   *ssh.Client
+	session  *ssh.Session
+	stdin    io.WriteCloser
+	stdout   io.Reader
 }
 
 var _ transport.Implementation = (*sshTransport)(nil)
@@ -93,8 +94,17 @@ func (t *sshTransport) Open(a *transport.Args) error {
 	}
 	t.mu.Lock()
 	t.conn, t.client, t.session, t.stdin, t.stdout = conn, client, sess, stdin, stdout
+	t.loggedin = true
 	t.mu.Unlock()
 	return nil
+}
+
+// loggedIn reports whether Open got as far as a shell (the login worked),
+// even if the connection has gone since.
+func (t *sshTransport) loggedIn() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.loggedin
 }
 
 // Close ends the session and the connection; safe to call more than once
