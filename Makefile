@@ -16,14 +16,14 @@ build:
 # What the tests need from the OS, from Debian: perftest (the real
 # ib_write_bw), iproute2 (namespaces), libxml2-utils (xmllint checks JUnit
 # reports against the XSD), openssh-client (nxsim is tried with real ssh),
-# gcc and linux-libc-dev (the dcbnl encoder is checked against the kernel's
+# gcc, libc6-dev and linux-libc-dev (the dcbnl encoder is checked against the kernel's
 # own header, compiled).
 # Installed here so a clean machine (and CI) gets them.
-DEBS := perftest iproute2 libxml2-utils openssh-client gcc linux-libc-dev
+DEBS := perftest iproute2 libxml2-utils openssh-client gcc libc6-dev linux-libc-dev
 deps-test:
 	@if ! command -v ib_write_bw >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1 || \
 	    ! command -v xmllint >/dev/null 2>&1 || ! command -v ssh >/dev/null 2>&1 || \
-	    ! command -v gcc >/dev/null 2>&1 || [ ! -f /usr/include/linux/dcbnl.h ]; then \
+	    ! command -v gcc >/dev/null 2>&1 || [ ! -f /usr/include/linux/dcbnl.h ] || [ ! -f /usr/include/stdio.h ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing $(DEBS) (needed by the tests)"; \
 			(apt-get install -y -q $(DEBS) >/dev/null 2>&1 || \
