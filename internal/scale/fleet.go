@@ -105,8 +105,19 @@ type fleet struct {
 	addrs map[string]string // switch name → address
 	kinds map[string]string // switch name → kind
 	nx    []*nxsim.Server
+	nkind []string // kind of nx[i]
 	gn    []*gnmisim.Server
 	gkind []string // kind of gn[i]
+}
+
+// linesHandled is, per NX-OS kind, how many commands its simulators have
+// answered so far (nxsim counts every non-empty line, exec and config).
+func (f *fleet) linesHandled() map[string]int {
+	out := map[string]int{}
+	for i, s := range f.nx {
+		out[f.nkind[i]] += s.Switch().LinesHandled()
+	}
+	return out
 }
 
 // setsServed is, per gNMI kind, how many SetRequests its targets applied
@@ -192,6 +203,7 @@ func startFleet(ctx context.Context, dir string, mix Mix, lat Latency, log *slog
 				f.addrs[name], f.kinds[name] = addr, kind
 				if nx != nil {
 					f.nx = append(f.nx, nx)
+					f.nkind = append(f.nkind, kind)
 					known = append(known, line)
 				}
 				if gn != nil {

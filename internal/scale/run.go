@@ -149,6 +149,24 @@ type Report struct {
 	// Sets is, per gNMI kind, the SetRequests its simulators applied
 	// during the run.
 	Sets map[string]int
+	// Lines is, per phase ("plan", "apply", "replan") and NX-OS kind, the
+	// commands the simulators answered, counted by them.
+	Lines map[string]map[string]int
+}
+
+// countLines runs fn and records the NX-OS commands answered meanwhile.
+func (r *Report) countLines(f *fleet, phase string, fn func() (Usage, error)) (Usage, error) {
+	before := f.linesHandled()
+	u, err := fn()
+	after := f.linesHandled()
+	if r.Lines == nil {
+		r.Lines = map[string]map[string]int{}
+	}
+	r.Lines[phase] = map[string]int{}
+	for k, n := range after {
+		r.Lines[phase][k] = n - before[k]
+	}
+	return u, err
 }
 
 func usageNow() (Usage, error) {
@@ -416,9 +434,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	var p1 *plan.Plan
 	rec.reset()
-	u, err = measure(func() error {
-		p1 = e.Plan(ctx, targets)
-		return planErrors(p1)
+	u, err = rep.countLines(fb.fleet, "plan", func() (Usage, error) {
+		return measure(func() error {
+			p1 = e.Plan(ctx, targets)
+			return planErrors(p1)
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scale: first plan: %w", err)
@@ -435,21 +455,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	ro := plan.RolloutOptions{Canary: cfg.Canary, BatchSize: 0, Parallelism: cfg.Parallelism}
 	rec.reset()
-	u, err = measure(func() error {
-		res, err := e.Apply(ctx, p1, targets, ro)
-		if err != nil {
-			return err
-		}
-		var bad []string
-		for _, r := range res {
-			if r.Status != plan.StatusApplied {
-				bad = append(bad, fmt.Sprintf("%s: %s %s", r.Address, r.Status, r.Error))
+	u, err = rep.countLines(fb.fleet, "apply", func() (Usage, error) {
+		return measure(func() error {
+			res, err := e.Apply(ctx, p1, targets, ro)
+			if err != nil {
+				return err
 			}
-		}
-		if len(bad) > 0 {
-			return fmt.Errorf("%d of %d targets not applied:\n  %s", len(bad), len(res), strings.Join(first(bad, 10), "\n  "))
-		}
-		return nil
+			var bad []string
+			for _, r := range res {
+				if r.Status != plan.StatusApplied {
+					bad = append(bad, fmt.Sprintf("%s: %s %s", r.Address, r.Status, r.Error))
+				}
+			}
+			if len(bad) > 0 {
+				return fmt.Errorf("%d of %d targets not applied:\n  %s", len(bad), len(res), strings.Join(first(bad, 10), "\n  "))
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scale: apply: %w", err)
@@ -458,21 +480,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.progress("apply: %s wall", u.Wall.Round(time.Millisecond))
 
 	rec.reset()
-	u, err = measure(func() error {
-		p2 := e.Plan(ctx, targets)
-		if err := planErrors(p2); err != nil {
-			return err
-		}
-		var left []string
-		for _, tp := range p2.Targets {
-			for _, c := range tp.Changes {
-				left = append(left, tp.Address+": "+c.Address)
+	u, err = rep.countLines(fb.fleet, "replan", func() (Usage, error) {
+		return measure(func() error {
+			p2 := e.Plan(ctx, targets)
+			if err := planErrors(p2); err != nil {
+				return err
 			}
-		}
-		if len(left) > 0 {
-			return fmt.Errorf("the plan after apply is not empty (%d changes):\n  %s", len(left), strings.Join(first(left, 10), "\n  "))
-		}
-		return nil
+			var left []string
+			for _, tp := range p2.Targets {
+				for _, c := range tp.Changes {
+					left = append(left, tp.Address+": "+c.Address)
+				}
+			}
+			if len(left) > 0 {
+				return fmt.Errorf("the plan after apply is not empty (%d changes):\n  %s", len(left), strings.Join(first(left, 10), "\n  "))
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scale: second plan: %w", err)
@@ -701,6 +725,14 @@ func (r *Report) Print(w interface{ Write([]byte) (int, error) }) {
 	}
 	if len(per) > 0 {
 		fmt.Fprintf(w, "SetRequests the gNMI simulators applied per target (whole run): %s\n", strings.Join(per, ", "))
+	}
+	for _, k := range []string{KindNexus5000, KindNexus7000} {
+		if r.Mix[k] == 0 || r.Lines == nil {
+			continue
+		}
+		n := float64(r.Mix[k])
+		fmt.Fprintf(w, "commands the %s simulators answered per target (counted by nxsim): plan %.1f, apply %.1f, replan %.1f\n",
+			k, float64(r.Lines["plan"][k])/n, float64(r.Lines["apply"][k])/n, float64(r.Lines["replan"][k])/n)
 	}
 	fmt.Fprintf(w, "%-22s %7s %10s %10s %10s %10s %10s %8s %7s %12s %10s %10s\n", "phase", "targets", "wall", "cpu", "user", "sys", "peak-rss", "ideal", "ratio", "switch-ratio", "cpu-floor", "others-cpu")
 	for _, p := range r.Phases {

@@ -49,6 +49,9 @@ func TestSmoke(t *testing.T) {
 	if rep.Sets[KindArista] == 0 || rep.Sets[KindSRLinux] == 0 {
 		t.Errorf("SetRequests served %v: want the gNMI simulators to have applied Sets", rep.Sets)
 	}
+	if rep.Lines["apply"][KindNexus5000] == 0 || rep.Lines["plan"][KindNexus7000] == 0 {
+		t.Errorf("NX-OS commands counted %v: want the simulators' counts per phase", rep.Lines)
+	}
 	cal, err := Calibrate(ctx, time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
