@@ -77,15 +77,30 @@ func standIn(t *testing.T, dir, name string) (*exec.Cmd, int, chan struct{}) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Read the readiness line before anything else drains stdout: a second
+	// reader could swallow it and leave this one blocked for ever.
+	br := bufio.NewReader(out)
+	type readLine struct {
+		s   string
+		err error
+	}
+	first := make(chan readLine, 1)
+	go func() { s, err := br.ReadString('\n'); first <- readLine{s, err} }()
+	var line readLine
+	select {
+	case line = <-first:
+	case <-time.After(30 * time.Second):
+		line = readLine{err: fmt.Errorf("no readiness line within 30s")}
+	}
 	done := make(chan struct{})
-	go func() { _, _ = io.Copy(io.Discard, out); _ = cmd.Wait(); close(done) }()
+	go func() { <-first; _, _ = io.Copy(io.Discard, br); _ = cmd.Wait(); close(done) }()
+	first <- line // hand the reader over to the drain goroutine
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill() // the process this test started, by its handle
 		<-done
 	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "listening" {
-		t.Fatalf("%s did not start listening on %d: %q %v", name, port, line, err)
+	if line.err != nil || strings.TrimSpace(line.s) != "listening" {
+		t.Fatalf("%s did not start listening on %d: %q %v", name, port, line.s, line.err)
 	}
 	return cmd, port, done
 }
