@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +18,10 @@ import (
 // applies, and the next plan is empty (exit 0).
 func TestPlanApplyPlanIsEmpty(t *testing.T) {
 	l := startLab(t)
-	sc := scope(t, l)
 	planFile := filepath.Join(t.TempDir(), "plan.roce")
 
 	var outputs []string
-	r := roce(t, l, "", "roce-plan", append(sc, "-detailed-exitcode", "-out", planFile, "-log-level", "debug", l.Dir)...)
+	r := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-out", planFile, "-log-level", "debug", l.Dir)
 	outputs = append(outputs, r.stdout, r.stderr)
 	if r.code != 2 {
 		t.Fatalf("first plan: want exit 2 (changes)\n%s", r)
@@ -31,12 +31,12 @@ func TestPlanApplyPlanIsEmpty(t *testing.T) {
 			t.Errorf("plan does not mention switch.%s\n%s", name, r.stdout)
 		}
 	}
-	r = roce(t, l, "", "roce-apply", append(sc, "-log-level", "debug", planFile)...)
+	r = roce(t, l, "", "roce-apply", "-log-level", "debug", planFile)
 	outputs = append(outputs, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatalf("apply of the saved plan failed\n%s", r)
 	}
-	r = roce(t, l, "", "roce-plan", append(sc, "-detailed-exitcode", l.Dir)...)
+	r = roce(t, l, "", "roce-plan", "-detailed-exitcode", l.Dir)
 	if r.code != 0 {
 		t.Fatalf("second plan: want exit 0 (no changes)\n%s", r)
 	}
@@ -45,7 +45,7 @@ func TestPlanApplyPlanIsEmpty(t *testing.T) {
 	}
 
 	// The same, as JSON, is machine-readable and empty.
-	r = roce(t, l, "", "roce-plan", append(sc, "-json", "-log-level", "debug", l.Dir)...)
+	r = roce(t, l, "", "roce-plan", "-json", "-log-level", "debug", l.Dir)
 	if r.code != 0 || !strings.Contains(r.stdout, `"format_version"`) {
 		t.Fatalf("json plan\n%s", r)
 	}
@@ -69,9 +69,8 @@ func TestPlanApplyPlanIsEmpty(t *testing.T) {
 // device is not touched.
 func TestStalePlanIsRefused(t *testing.T) {
 	l := startLab(t)
-	sc := scope(t, l)
 	planFile := filepath.Join(t.TempDir(), "plan.roce")
-	if r := roce(t, l, "", "roce-plan", append(sc, "-out", planFile, l.Dir)...); r.code != 0 {
+	if r := roce(t, l, "", "roce-plan", "-out", planFile, l.Dir); r.code != 0 {
 		t.Fatalf("plan\n%s", r)
 	}
 	// Someone else changes n5k-1 in between (here: applies it directly).
@@ -79,7 +78,7 @@ func TestStalePlanIsRefused(t *testing.T) {
 		t.Fatalf("interleaved apply\n%s", r)
 	}
 	before := l.Sims["n5k-1"].Switch().RunningConfig()
-	r := roce(t, l, "", "roce-apply", append(sc, "-continue-on-error", planFile)...)
+	r := roce(t, l, "", "roce-apply", "-continue-on-error", planFile)
 	if r.code != 1 {
 		t.Fatalf("stale plan: want exit 1\n%s", r)
 	}
@@ -94,9 +93,8 @@ func TestStalePlanIsRefused(t *testing.T) {
 // Any change to a saved plan file is refused before anything is contacted.
 func TestTamperedPlanIsRefused(t *testing.T) {
 	l := startLab(t)
-	sc := scope(t, l)
 	planFile := filepath.Join(t.TempDir(), "plan.roce")
-	if r := roce(t, l, "", "roce-plan", append(sc, "-out", planFile, l.Dir)...); r.code != 0 {
+	if r := roce(t, l, "", "roce-plan", "-out", planFile, l.Dir); r.code != 0 {
 		t.Fatalf("plan\n%s", r)
 	}
 	b, err := os.ReadFile(planFile)
@@ -125,7 +123,6 @@ func TestTamperedPlanIsRefused(t *testing.T) {
 // exactly its previous config and nothing else is touched.
 func TestCanaryFailureStopsRollout(t *testing.T) {
 	l := startLab(t)
-	sc := scope(t, l)
 	canary := l.Sims["n5k-1"].Switch()
 	before := canary.RunningConfig()
 	other := l.Sims["n7k-1"].Switch().RunningConfig()
@@ -135,7 +132,7 @@ func TestCanaryFailureStopsRollout(t *testing.T) {
 	}
 	canary.SetFaults(nxsim.Faults{RejectCommand: "system qos"})
 
-	r := roce(t, l, "", "roce-apply", append(sc, "-auto-approve", l.Dir)...)
+	r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir)
 	if r.code != 1 {
 		t.Fatalf("want exit 1 after a failed canary\n%s", r)
 	}
@@ -170,12 +167,11 @@ func TestCanaryFailureStopsRollout(t *testing.T) {
 // the lock, and waits for it with -lock-timeout.
 func TestConcurrentApplyIsLocked(t *testing.T) {
 	l := startLab(t)
-	sc := scope(t, l)
 	lock, err := plan.AcquireLock(context.Background(), filepath.Join(l.Dir, ".roce", "apply.lock"), 0, "test pipeline A")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := roce(t, l, "", "roce-apply", append(sc, "-auto-approve", l.Dir)...)
+	r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir)
 	if r.code != 1 || !strings.Contains(r.stderr, "test pipeline A") {
 		t.Fatalf("second apply should be refused naming the holder\n%s", r)
 	}
@@ -183,7 +179,7 @@ func TestConcurrentApplyIsLocked(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		lock.Release()
 	}()
-	r = roce(t, l, "", "roce-apply", append(sc, "-auto-approve", "-lock-timeout", "30s", l.Dir)...)
+	r = roce(t, l, "", "roce-apply", "-auto-approve", "-lock-timeout", "30s", l.Dir)
 	if r.code != 0 {
 		t.Fatalf("apply waiting for the lock should succeed\n%s", r)
 	}
@@ -192,7 +188,6 @@ func TestConcurrentApplyIsLocked(t *testing.T) {
 // Exit codes a pipeline relies on.
 func TestExitCodes(t *testing.T) {
 	l := startLab(t)
-	sc := scope(t, l)
 	bad := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bad, "main.hcl"), []byte("lossless \"x\" {\n  priority = 9\n  cos = [9]\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -201,15 +196,43 @@ func TestExitCodes(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "main.hcl line 2") || !strings.Contains(r.stderr, "priority = 9 is outside 0-7") {
 		t.Fatalf("invalid policy: want exit 1 with file:line\n%s", r)
 	}
-	r = roce(t, l, "no\n", "roce-apply", append(sc, l.Dir)...)
+	r = roce(t, l, "no\n", "roce-apply", l.Dir)
 	if r.code != 1 || !strings.Contains(r.stdout, "cancelled") {
 		t.Fatalf("answering no: want exit 1 and nothing applied\n%s", r)
 	}
-	if r := roce(t, l, "", "roce-plan", append(sc, "-detailed-exitcode", l.Dir)...); r.code != 2 {
+	if r := roce(t, l, "", "roce-plan", "-detailed-exitcode", l.Dir); r.code != 2 {
 		t.Fatalf("after a cancelled apply the plan must still have changes\n%s", r)
 	}
 	r = roce(t, l, "", "roce-plan", "-target", "switch.nope", l.Dir)
 	if r.code != 1 || !strings.Contains(r.stderr, "switch.nope") {
 		t.Fatalf("unknown -target\n%s", r)
+	}
+}
+
+// A lab without namespaces (what a user without root gets) runs simulated
+// hosts, emulated end to end: they plan, apply and converge like the rest.
+func TestSimulatedHostsConverge(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(t.TempDir(), "lab")
+	if err := copyTree(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "lab"), dir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l, err := lab.Up(ctx, dir, lab.Options{Hosts: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	hosts := []string{"-target", "host.h1", "-target", "host.h2", "-target", "host.h3", "-target", "host.h4"}
+	r := roce(t, l, "", "roce-plan", append(hosts, "-detailed-exitcode", l.Dir)...)
+	if r.code != 2 || !strings.Contains(r.stdout, "nic.eth0.pfc") {
+		t.Fatalf("simulated hosts: want their changes planned\n%s", r)
+	}
+	if r := roce(t, l, "", "roce-apply", append(hosts, "-auto-approve", l.Dir)...); r.code != 0 {
+		t.Fatalf("simulated hosts: apply\n%s", r)
+	}
+	if r := roce(t, l, "", "roce-plan", append(hosts, "-detailed-exitcode", l.Dir)...); r.code != 0 {
+		t.Fatalf("simulated hosts: the second plan must be empty\n%s", r)
 	}
 }

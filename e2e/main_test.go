@@ -69,20 +69,6 @@ func startLab(t *testing.T) *lab.Lab {
 	return l
 }
 
-// scope limits a run to what this machine can host: without root the lab
-// has no host namespaces, so the hosts are left out (and the test says so).
-func scope(t *testing.T, l *lab.Lab) []string {
-	if lab.IsRoot() {
-		return nil
-	}
-	t.Log("not root: lab hosts need network namespaces; running against switches only")
-	var args []string
-	for name := range l.Switches {
-		args = append(args, "-target", "switch."+name)
-	}
-	return args
-}
-
 type result struct {
 	code           int
 	stdout, stderr string

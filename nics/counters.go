@@ -79,8 +79,10 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 			noDCB = true
 		}
 		// The driver's statistics (ethtool -S) carry per-priority discards
-		// and pause-storm events; a netdev without them just has none.
-		if st, err := EthtoolStats(r.Netdev); err == nil {
+		// and pause-storm events; a netdev without them just has none. A
+		// host whose links are emulated has no driver: a same-named netdev
+		// of this machine must not be read in its place.
+		if st, err := EthtoolStats(r.Netdev); err == nil && !s.EmulatedLinks {
 			if rx, tx, ok := PausePerPriority(st); ok && noDCB {
 				p.RxPause, p.TxPause = rx, tx
 				for i := 0; i < 8; i++ {

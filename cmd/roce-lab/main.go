@@ -32,7 +32,8 @@ const usage = `Usage:
 "up" writes DIR/.lab/lab.vars (addresses, namespaces), .lab/known_hosts,
 .lab/password and .lab/pki; the lab policy reads them when you pass
 -var-file DIR/.lab/lab.vars to roce-plan, roce-apply and roce-verify.
-Hosts are network namespaces and need root; without root only switches start.
+Hosts are network namespaces when run as root; otherwise they are simulated
+hosts whose links, DCB and RDMA device are all emulated (and labelled so).
 Everything listens on 127.0.0.1 only.
 `
 
@@ -197,6 +198,9 @@ func down(args []string, stdout io.Writer) error {
 	}
 	_ = os.Remove(filepath.Join(dir, lab.StateDir, "state.json"))
 	_ = os.Remove(filepath.Join(dir, lab.StateDir, "lab.vars"))
+	if err := os.RemoveAll(filepath.Join(dir, lab.StateDir, "hosts")); err != nil {
+		return fmt.Errorf("removing the lab's host trees: %w", err)
+	}
 	fmt.Fprintf(stdout, "Lab %s stopped.\n", st.ID)
 	return nil
 }

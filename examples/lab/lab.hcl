@@ -16,9 +16,9 @@ variable "lab_addresses" {
 }
 
 variable "lab_hosts" {
-  description = "Whether roce-lab started the hosts (network namespaces need root); written by roce-lab up."
+  description = "Whether roce-lab started the hosts; written by roce-lab up. Off by default so the lab hosts never exist without a running lab."
   type        = bool
-  default     = true
+  default     = false
 }
 
 variable "lab_netns" {
@@ -109,8 +109,9 @@ switch "srl-1" {
 }
 
 host "lab" {
-  # Without root the lab starts no host namespaces, and the hosts drop out of
-  # the fabric rather than ever touching this machine's own interfaces.
+  # The hosts exist only while roce-lab runs them (in network namespaces as
+  # root, fully emulated otherwise), so this policy can never reach this
+  # machine's own interfaces.
   for_each = { for name, h in local.hosts : name => h if var.lab_hosts }
 
   local  = true

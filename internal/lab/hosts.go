@@ -17,53 +17,35 @@ import (
 // whose peer sits on a bridge in a shared "fabric" namespace, so hosts can
 // reach each other as if cabled to one switch.
 type hostNet struct {
-	bridge string            // namespace holding the bridge
+	bridge string            // namespace holding the bridge ("" when simulated)
 	netns  map[string]string // host name → namespace
+	roots  map[string]string // host name → its tree (removed on close)
+	state  string            // the lab's state directory
 }
 
 // startHosts creates the namespaces and seeds every host's root tree with a
 // simulated RDMA device (nics.SeedLab), which also marks the tree as a lab
 // host so the agent's lab-only emulation can be used there and nowhere else.
-func startHosts(ctx context.Context, dir, id string, fab *policies.Fabric, topo *Topology) (hn *hostNet, err error) {
-	hn = &hostNet{bridge: "roce-" + id + "-fabric", netns: map[string]string{}}
+func startHosts(ctx context.Context, dir, id string, fab *policies.Fabric, topo *Topology, namespaces bool) (hn *hostNet, err error) {
+	hn = &hostNet{netns: map[string]string{}, roots: map[string]string{}, state: filepath.Join(dir, StateDir)}
 	defer func() {
 		if err != nil {
 			_ = hn.close()
 		}
 	}()
-	if err := ip(ctx, "netns", "add", hn.bridge); err != nil {
-		return nil, err
-	}
-	if err := ip(ctx, "-n", hn.bridge, "link", "add", "br0", "type", "bridge"); err != nil {
-		return nil, err
-	}
-	if err := ip(ctx, "-n", hn.bridge, "link", "set", "br0", "up"); err != nil {
-		return nil, err
+	if namespaces {
+		hn.bridge = "roce-" + id + "-fabric"
+		if err := ip(ctx, "netns", "add", hn.bridge); err != nil {
+			return nil, err
+		}
+		if err := ip(ctx, "-n", hn.bridge, "link", "add", "br0", "type", "bridge"); err != nil {
+			return nil, err
+		}
+		if err := ip(ctx, "-n", hn.bridge, "link", "set", "br0", "up"); err != nil {
+			return nil, err
+		}
 	}
 	for i, h := range fab.Hosts {
-		ns := "roce-" + id + "-" + h.Name
-		if err := ip(ctx, "netns", "add", ns); err != nil {
-			return nil, err
-		}
-		hn.netns[h.Name] = ns
-		if err := ip(ctx, "-n", ns, "link", "set", "lo", "up"); err != nil {
-			return nil, err
-		}
-		peer := fmt.Sprintf("rl%s%d", id, i) // on the bridge; ≤ 15 characters
-		for _, nic := range h.NICs {
-			if err := ip(ctx, "link", "add", peer, "netns", hn.bridge, "type", "veth", "peer", "name", nic.Netdev, "netns", ns); err != nil {
-				return nil, fmt.Errorf("host %s: creating %s: %w", h.Name, nic.Netdev, err)
-			}
-			if err := ip(ctx, "-n", hn.bridge, "link", "set", peer, "master", "br0", "up"); err != nil {
-				return nil, err
-			}
-			// The bridge side carries jumbo frames like a lossless switch port.
-			_ = ip(ctx, "-n", hn.bridge, "link", "set", peer, "mtu", "9216")
-			if err := ip(ctx, "-n", ns, "link", "set", nic.Netdev, "up"); err != nil {
-				return nil, err
-			}
-			peer += "b"
-		}
 		root := h.Root
 		if root == "" {
 			return nil, fmt.Errorf("host %s: the lab needs a root (a directory under the lab) for the simulated RDMA device", h.Name)
@@ -71,20 +53,56 @@ func startHosts(ctx context.Context, dir, id string, fab *policies.Fabric, topo 
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(dir, root)
 		}
+		if !within(root, hn.state) {
+			return nil, fmt.Errorf("host %s: root %s is outside the lab's %s; lab hosts must live there", h.Name, root, hn.state)
+		}
 		// A new lab starts with new hosts: an earlier lab's emulated NIC
-		// state must not leak in. Only trees inside the lab's own state
-		// directory are ever removed.
-		if within(root, filepath.Join(dir, StateDir)) {
-			if err := os.RemoveAll(root); err != nil {
-				return nil, fmt.Errorf("host %s: clearing the previous lab's tree: %w", h.Name, err)
+		// state must not leak in.
+		if err := os.RemoveAll(root); err != nil {
+			return nil, fmt.Errorf("host %s: clearing the previous lab's tree: %w", h.Name, err)
+		}
+		hn.roots[h.Name] = root
+		if namespaces {
+			if err := hn.addNamespace(ctx, id, i, h); err != nil {
+				return nil, err
 			}
 		}
-		sim := topo.Hosts[h.Name]
-		if err := nics.SeedLab(root, labSpec(h, sim)); err != nil {
+		spec := labSpec(h, topo.Hosts[h.Name])
+		spec.EmulatedLinks = !namespaces // no namespace: nothing may reach a real interface
+		if err := nics.SeedLab(root, spec); err != nil {
 			return nil, fmt.Errorf("host %s: seeding its simulated RDMA device: %w", h.Name, err)
 		}
 	}
 	return hn, nil
+}
+
+// addNamespace creates host h's namespace with one veth per NIC, cabled to
+// the lab bridge.
+func (hn *hostNet) addNamespace(ctx context.Context, id string, i int, h *policies.Host) error {
+	ns := "roce-" + id + "-" + h.Name
+	if err := ip(ctx, "netns", "add", ns); err != nil {
+		return err
+	}
+	hn.netns[h.Name] = ns
+	if err := ip(ctx, "-n", ns, "link", "set", "lo", "up"); err != nil {
+		return err
+	}
+	peer := fmt.Sprintf("rl%s%d", id, i) // on the bridge; ≤ 15 characters
+	for _, nic := range h.NICs {
+		if err := ip(ctx, "link", "add", peer, "netns", hn.bridge, "type", "veth", "peer", "name", nic.Netdev, "netns", ns); err != nil {
+			return fmt.Errorf("host %s: creating %s: %w", h.Name, nic.Netdev, err)
+		}
+		if err := ip(ctx, "-n", hn.bridge, "link", "set", peer, "master", "br0", "up"); err != nil {
+			return err
+		}
+		// The bridge side carries jumbo frames like a lossless switch port.
+		_ = ip(ctx, "-n", hn.bridge, "link", "set", peer, "mtu", "9216")
+		if err := ip(ctx, "-n", ns, "link", "set", nic.Netdev, "up"); err != nil {
+			return err
+		}
+		peer += "b"
+	}
+	return nil
 }
 
 func (hn *hostNet) close() error {
@@ -95,8 +113,17 @@ func (hn *hostNet) close() error {
 			errs = append(errs, err)
 		}
 	}
-	if err := ip(ctx, "netns", "del", hn.bridge); err != nil && !strings.Contains(err.Error(), "No such file") {
-		errs = append(errs, err)
+	if hn.bridge != "" {
+		if err := ip(ctx, "netns", "del", hn.bridge); err != nil && !strings.Contains(err.Error(), "No such file") {
+			errs = append(errs, err)
+		}
+	}
+	// Host trees go with the lab: a lab marker left behind must never make
+	// a later run treat a stale tree as a live lab host.
+	for _, root := range hn.roots {
+		if within(root, hn.state) {
+			errs = append(errs, os.RemoveAll(root))
+		}
 	}
 	return errors.Join(errs...)
 }

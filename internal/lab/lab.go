@@ -28,8 +28,9 @@ const StateDir = ".lab"
 // Options for Up.
 type Options struct {
 	Logger *slog.Logger
-	// Hosts: create network namespaces for the policy's hosts. Needs root;
-	// without it hosts are skipped and the inventory says so.
+	// Hosts: run the policy's hosts in network namespaces (needs root).
+	// Without it the hosts are simulated: their links, DCB and RDMA device
+	// are all emulated under their root tree, and they are labelled so.
 	Hosts bool
 	// ID distinguishes this lab's namespaces from another lab's; random when "".
 	ID string
@@ -70,9 +71,13 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// The lab policy validates with its variable defaults; the real
-	// addresses are only known once the simulators listen.
-	fab, src, diags := policies.Load(dir, policies.LoadOptions{Getenv: func(string) (string, bool) { return "", false }})
+	// The lab policy validates with its variable defaults (the real
+	// addresses are only known once the simulators listen), except that
+	// its hosts — off unless a lab runs them — are asked for.
+	fab, src, diags := policies.Load(dir, policies.LoadOptions{
+		Vars:   []string{"lab_hosts=true"},
+		Getenv: func(string) (string, bool) { return "", false },
+	})
 	if diags.HasErrors() {
 		var b strings.Builder
 		if src != nil {
@@ -152,14 +157,14 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 	if err := os.WriteFile(filepath.Join(state, "known_hosts"), []byte(strings.Join(known, "\n")+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("writing the lab known_hosts: %w", err)
 	}
-	hostsNote := "skipped: network namespaces need root"
-	if o.Hosts {
-		l.hosts, err = startHosts(ctx, dir, id, fab, topo)
-		if err != nil {
-			return nil, err
-		}
-		l.Netns = l.hosts.netns
-		hostsNote = "namespaces"
+	l.hosts, err = startHosts(ctx, dir, id, fab, topo, o.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	l.Netns = l.hosts.netns
+	hostsNote := "namespaces"
+	if !o.Hosts {
+		hostsNote = "simulated: no namespaces (not root); links, DCB and RDMA emulated"
 	}
 	if err := l.writeVars(); err != nil {
 		return nil, err
@@ -182,7 +187,7 @@ func (l *Lab) writeVars() error {
 	b.WriteString("# Written by roce-lab up: where the lab fabric listens. Pass with -var-file.\n")
 	writeMap(&b, "lab_addresses", l.Switches)
 	writeMap(&b, "lab_netns", l.Netns)
-	fmt.Fprintf(&b, "lab_hosts = %t\n", l.hosts != nil)
+	fmt.Fprintf(&b, "lab_hosts = %t\n", l.hosts != nil && len(l.hosts.roots) > 0)
 	return os.WriteFile(l.VarFile(), []byte(b.String()), 0o600)
 }
 
@@ -232,16 +237,19 @@ func (l *Lab) Describe(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  switch %-12s %s  %s\n", n, l.Switches[n], kind)
 	}
-	hosts := make([]string, 0, len(l.Netns))
-	for h := range l.Netns {
-		hosts = append(hosts, h)
+	var hosts []string
+	if l.hosts != nil {
+		for h := range l.hosts.roots {
+			hosts = append(hosts, h)
+		}
 	}
 	sort.Strings(hosts)
 	for _, h := range hosts {
-		fmt.Fprintf(w, "  host   %-12s network namespace %s (simulated RDMA device; no real RoCE)\n", h, l.Netns[h])
-	}
-	if len(hosts) == 0 {
-		fmt.Fprintln(w, "  hosts: none started (network namespaces need root)")
+		if ns := l.Netns[h]; ns != "" {
+			fmt.Fprintf(w, "  host   %-12s network namespace %s (simulated RDMA device; no real RoCE)\n", h, ns)
+		} else {
+			fmt.Fprintf(w, "  host   %-12s SIMULATED host: no namespace (not root); links, DCB and RDMA all emulated under %s\n", h, l.hosts.roots[h])
+		}
 	}
 	fmt.Fprintf(w, "Inventory: %s (pass it with -var-file)\n", l.VarFile())
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/policies"
 )
 
@@ -51,9 +52,10 @@ func loadWithVars(t *testing.T, l *Lab) *policies.Fabric {
 	return fab
 }
 
-// Without host namespaces (no root) the hosts drop out of the lab policy,
-// so nothing can ever run against this machine's own interfaces.
-func TestUpWithoutHostsLeavesHostsOut(t *testing.T) {
+// Without namespaces (no root) the hosts are simulated: present in the
+// policy, no namespace, and their root marks every link as emulated, so
+// nothing can reach this machine's own interfaces.
+func TestUpWithoutNamespacesSimulatesHosts(t *testing.T) {
 	dir := copyLab(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -63,8 +65,16 @@ func TestUpWithoutHostsLeavesHostsOut(t *testing.T) {
 	}
 	defer l.Close()
 	fab := loadWithVars(t, l)
-	if len(fab.Hosts) != 0 {
-		t.Fatalf("lab without namespaces still declares %d hosts", len(fab.Hosts))
+	if len(fab.Hosts) != 4 {
+		t.Fatalf("want the 4 lab hosts as simulated hosts, got %d", len(fab.Hosts))
+	}
+	for _, h := range fab.Hosts {
+		if h.Netns != "" {
+			t.Errorf("host %s has namespace %q without root", h.Name, h.Netns)
+		}
+		if !nics.IsEmulatedLinks(h.Root) {
+			t.Errorf("host %s: root %s is not marked as fully emulated", h.Name, h.Root)
+		}
 	}
 	if len(fab.Switches) != 5 || len(l.Switches) != 5 {
 		t.Fatalf("want 5 switches in the policy and the lab, got %d and %d", len(fab.Switches), len(l.Switches))
@@ -76,18 +86,34 @@ func TestUpWithoutHostsLeavesHostsOut(t *testing.T) {
 	}
 	var b strings.Builder
 	l.Describe(&b)
-	if !strings.Contains(b.String(), "none started") {
-		t.Errorf("Describe does not say hosts were not started:\n%s", b.String())
+	if strings.Count(b.String(), "SIMULATED host") != 4 {
+		t.Errorf("Describe does not label the simulated hosts:\n%s", b.String())
 	}
 	st, err := ReadState(dir)
-	if err != nil || !st.Ready || !strings.HasPrefix(st.Hosts, "skipped") {
+	if err != nil || !st.Ready || !strings.HasPrefix(st.Hosts, "simulated") {
 		t.Fatalf("state = %+v, %v", st, err)
 	}
+	root := fab.Hosts[0].Root
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(l.VarFile()); !os.IsNotExist(err) {
 		t.Errorf("inventory still there after Close: %v", err)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Errorf("host tree %s still there after Close: a stale lab marker could be mistaken for a live lab host", root)
+	}
+}
+
+// Without roce-lab's inventory the lab policy has no hosts at all, so it
+// can never be pointed at this machine's own namespace by accident.
+func TestLabPolicyHasNoHostsWithoutTheLab(t *testing.T) {
+	fab, _, diags := policies.Load(copyLab(t), policies.LoadOptions{Getenv: func(string) (string, bool) { return "", false }})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if len(fab.Hosts) != 0 {
+		t.Fatalf("the lab policy declares %d hosts without a running lab", len(fab.Hosts))
 	}
 }
 
