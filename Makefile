@@ -40,7 +40,7 @@ vet:
 	$(GO) vet $(PKGS)
 
 test: deps-test fmt-check vet
-	$(GO) test -count=1 -timeout 25m $(PKGS)
+	$(GO) test -count=1 -timeout 15m $(PKGS)
 
 demo: build
 	@./scripts/demo.sh

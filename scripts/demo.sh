@@ -10,7 +10,7 @@ step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
 step "Start the lab fabric (Nexus 5000 + 7000 simulators over SSH, gNMI targets, hosts in network namespaces)"
-[ "$(id -u)" = 0 ] || echo "(not root: hosts need network namespaces and are skipped; run as root for the full demo)"
+[ "$(id -u)" = 0 ] || echo "(not root: the hosts run as simulated hosts with emulated links; as root they get network namespaces)"
 roce-lab down "$LAB" >/dev/null 2>&1 || true
 show roce-lab up -d "$LAB"
 trap 'step "Stop the lab"; roce-lab down "$LAB"' EXIT
