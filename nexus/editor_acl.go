@@ -19,12 +19,9 @@ func (e *Editor) macACLMode(t []tok) error {
 }
 
 func (e *Editor) aclMode(t []tok, rule func([]tok) error) error {
-	neg := t[0].s == "no"
-	if neg {
-		t = t[1:]
-		if len(t) == 0 {
-			return incompleteAt(2)
-		}
+	neg, t, err := splitNo(t)
+	if err != nil {
+		return err
 	}
 	o := e.obj
 	if x, ok := kw(t[0], "statistics", "remark"); ok {

@@ -9,27 +9,16 @@ import (
 
 // classMapMode handles match lines in config-cmap-{qos,nqos,que}.
 func (e *Editor) classMapMode(t []tok) error {
-	neg := t[0].s == "no"
-	if neg {
-		t = t[1:]
-		if len(t) == 0 {
-			return incompleteAt(2)
-		}
+	neg, t, err := splitNo(t)
+	if err != nil {
+		return err
 	}
 	w, ok := kw(t[0], "match", "description")
 	if !ok {
 		return invalidAt(t[0].pos)
 	}
 	if w == "description" {
-		if neg {
-			e.obj.Lines, _ = removeKey(e.obj.Lines, "description")
-			return nil
-		}
-		if len(t) < 2 {
-			return incompleteAt(endPos(t))
-		}
-		e.obj.Lines = setLine(e.obj.Lines, "description", "description "+joined(t[1:]))
-		return nil
+		return e.description(neg, t)
 	}
 	if e.obj.Name == "class-fcoe" && !(e.obj.Type == TypeQoS) {
 		return cliErrorf("ERROR: class-fcoe match criteria are fixed; only its CoS can change")
@@ -135,27 +124,16 @@ func dscpList(t tok) error {
 
 // policyMapMode handles `class` lines in config-pmap-*.
 func (e *Editor) policyMapMode(t []tok) error {
-	neg := t[0].s == "no"
-	if neg {
-		t = t[1:]
-		if len(t) == 0 {
-			return incompleteAt(2)
-		}
+	neg, t, err := splitNo(t)
+	if err != nil {
+		return err
 	}
 	w, ok := kw(t[0], "class", "description")
 	if !ok {
 		return invalidAt(t[0].pos)
 	}
 	if w == "description" {
-		if neg {
-			e.obj.Lines, _ = removeKey(e.obj.Lines, "description")
-			return nil
-		}
-		if len(t) < 2 {
-			return incompleteAt(endPos(t))
-		}
-		e.obj.Lines = setLine(e.obj.Lines, "description", "description "+joined(t[1:]))
-		return nil
+		return e.description(neg, t)
 	}
 	typ, i, err := typeArg(t, 1)
 	if err != nil {
@@ -210,12 +188,9 @@ func (e *Editor) policyMapMode(t []tok) error {
 
 // policyClassMode handles the actions inside a policy-map class.
 func (e *Editor) policyClassMode(t []tok) error {
-	neg := t[0].s == "no"
-	if neg {
-		t = t[1:]
-		if len(t) == 0 {
-			return incompleteAt(2)
-		}
+	neg, t, err := splitNo(t)
+	if err != nil {
+		return err
 	}
 	var cands []string
 	switch e.obj.Type {
@@ -443,12 +418,9 @@ func servicePolicyArgs(t []tok, allowNQ bool) (ServicePolicy, error) {
 
 // systemQoSMode handles service-policy attachments under system qos.
 func (e *Editor) systemQoSMode(t []tok) error {
-	neg := t[0].s == "no"
-	if neg {
-		t = t[1:]
-		if len(t) == 0 {
-			return incompleteAt(2)
-		}
+	neg, t, err := splitNo(t)
+	if err != nil {
+		return err
 	}
 	if x, ok := kw(t[0], "service-policy"); !ok || x != "service-policy" {
 		return invalidAt(t[0].pos)
@@ -496,12 +468,9 @@ func (e *Editor) attach(sp ServicePolicy, neg bool) error {
 
 // interfaceMode handles config-if lines.
 func (e *Editor) interfaceMode(t []tok) error {
-	neg := t[0].s == "no"
-	if neg {
-		t = t[1:]
-		if len(t) == 0 {
-			return incompleteAt(2)
-		}
+	neg, t, err := splitNo(t)
+	if err != nil {
+		return err
 	}
 	w, ok := kw(t[0], "priority-flow-control", "flowcontrol", "untagged", "service-policy", "description", "shutdown", "switchport", "mtu", "speed", "channel-group", "spanning-tree")
 	if !ok {
@@ -637,5 +606,29 @@ func (e *Editor) pfcAllowed(ifname string) error {
 			return cliErrorf(fmt.Sprintf("ERROR: %s: priority-flow-control is not supported on module %d (%s, M-series); no-drop needs an F-series module", ifname, slot, m.Model))
 		}
 	}
+	return nil
+}
+
+// splitNo strips a leading "no" (NX-OS negation), refusing a bare "no".
+func splitNo(t []tok) (neg bool, rest []tok, err error) {
+	if t[0].s != "no" {
+		return false, t, nil
+	}
+	if len(t) == 1 {
+		return true, nil, incompleteAt(2)
+	}
+	return true, t[1:], nil
+}
+
+// description sets or removes the current object's description line.
+func (e *Editor) description(neg bool, t []tok) error {
+	if neg {
+		e.obj.Lines, _ = removeKey(e.obj.Lines, "description")
+		return nil
+	}
+	if len(t) < 2 {
+		return incompleteAt(endPos(t))
+	}
+	e.obj.Lines = setLine(e.obj.Lines, "description", "description "+joined(t[1:]))
 	return nil
 }
