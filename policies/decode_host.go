@@ -33,32 +33,11 @@ var (
 const MinRoCENetdevMTU = 4192
 
 func (l *loader) decodeHostBlock(b *hcl.Block, ctx *hcl.EvalContext, f *Fabric) {
-	content, diags := b.Body.Content(hostSchema)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
-		return
-	}
-	for _, inst := range l.expand(b, content.Attributes, ctx) {
-		h := l.decodeHost(b, content, inst)
-		if h == nil {
-			continue
-		}
-		if prev := findHost(f.Hosts, h.Name); prev != nil {
-			l.diags = append(l.diags, errorDiag(b.DefRange, "Duplicate host name",
-				fmt.Sprintf("host %q is already declared at %s (names come from block labels, or from each.key with for_each); rename one.", h.Name, prev.DeclRange)))
-			continue
-		}
-		f.Hosts = append(f.Hosts, h)
-	}
-}
-
-func findHost(hs []*Host, name string) *Host {
-	for _, h := range hs {
-		if h.Name == name {
-			return h
-		}
-	}
-	return nil
+	f.Hosts = append(f.Hosts, decodeInstances(l, b, hostSchema, ctx, "host",
+		func(content *hcl.BodyContent, inst instance) (*Host, bool) {
+			h := l.decodeHost(b, content, inst)
+			return h, h != nil
+		})...)
 }
 
 func (l *loader) decodeHost(b *hcl.Block, content *hcl.BodyContent, inst instance) *Host {

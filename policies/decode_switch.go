@@ -28,32 +28,11 @@ var tlsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 var gnmiProfiles = []string{ProfileOpenConfig, ProfileArista, ProfileSONiC, ProfileSRLinux}
 
 func (l *loader) decodeSwitchBlock(b *hcl.Block, ctx *hcl.EvalContext, f *Fabric) {
-	content, diags := b.Body.Content(switchSchema)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
-		return
-	}
-	for _, inst := range l.expand(b, content.Attributes, ctx) {
-		sw := l.decodeSwitch(b, content, inst)
-		if sw == nil {
-			continue
-		}
-		if prev := findSwitch(f.Switches, sw.Name); prev != nil {
-			l.diags = append(l.diags, errorDiag(b.DefRange, "Duplicate switch name",
-				fmt.Sprintf("switch %q is already declared at %s (names come from block labels, or from each.key with for_each); rename one.", sw.Name, prev.DeclRange)))
-			continue
-		}
-		f.Switches = append(f.Switches, sw)
-	}
-}
-
-func findSwitch(sws []*Switch, name string) *Switch {
-	for _, s := range sws {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
+	f.Switches = append(f.Switches, decodeInstances(l, b, switchSchema, ctx, "switch",
+		func(content *hcl.BodyContent, inst instance) (*Switch, bool) {
+			sw := l.decodeSwitch(b, content, inst)
+			return sw, sw != nil
+		})...)
 }
 
 func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst instance) *Switch {

@@ -43,3 +43,21 @@ func (f *Fabric) SwitchByName(name string) *Switch { return findSwitch(f.Switche
 
 // HostByName returns the host called name, or nil.
 func (f *Fabric) HostByName(name string) *Host { return findHost(f.Hosts, name) }
+
+func findSwitch(sws []*Switch, name string) *Switch {
+	for _, s := range sws {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func findHost(hs []*Host, name string) *Host {
+	for _, h := range hs {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}

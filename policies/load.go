@@ -43,6 +43,8 @@ type loader struct {
 	src    *Sources
 	parser *hclparse.Parser
 	diags  hcl.Diagnostics
+	// declared remembers switch and host names (by kind) to refuse duplicates.
+	declared map[string]hcl.Range
 	// ranges records attribute positions per decoded object (*Lossless,
 	// *Switch, *Host, *NIC, *Credentials) for semantic validation.
 	ranges map[any]attrRanges
