@@ -278,6 +278,8 @@ func Default() Table {
 			Transaction:      "gnmi-set",
 			ECN:              true,
 			PFCWatchdog:      true,
+			// providers/gnmi/profiles/sonic.go writes no SCHEDULER entry.
+			BandwidthNotRendered: "the sonic profile does not render SCHEDULER weights, so the queue keeps the switch's default DWRR share",
 		},
 		"gnmi/srlinux": {
 			Kind:             "gnmi/srlinux",
@@ -296,6 +298,8 @@ func Default() Table {
 			// the srlinux profile renders it, but whether it is the same
 			// watchdog semantics as drop/forward is UNCONFIRMED: off here.
 			PFCWatchdog: false,
+			// providers/gnmi/profiles/srlinux.go renders no scheduler policy.
+			BandwidthNotRendered: "the srlinux profile does not render scheduler weights, so the forwarding class keeps the switch's default share",
 		},
 	}
 }

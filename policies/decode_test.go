@@ -91,6 +91,9 @@ probe {
 	if diags.HasErrors() {
 		t.Fatal(describeDiags(diags))
 	}
+	// The one warning this policy earns: its SONiC leaves do not apply
+	// bandwidth_percent (platforms: BandwidthNotRendered).
+	diags = expectWarnings(t, diags, []string{"bandwidth_percent = 40 will not be applied on switch l1, l2 (gnmi/sonic)"})
 	if len(diags) != 0 {
 		t.Errorf("unexpected warnings: %s", describeDiags(diags))
 	}
@@ -352,6 +355,11 @@ func TestNonRoCEMatchWarns(t *testing.T) {
 	}
 }
 
+// gnmiTail is a gNMI switch of the given profile plus credentials and a host.
+func gnmiTail(profile string) string {
+	return "switch \"s\" {\n  platform    = \"gnmi\"\n  profile     = \"" + profile + "\"\n  address     = \"192.0.2.1:6030\"\n  credentials = \"c\"\n}\n" + tailCreds + tailHost
+}
+
 // TestPlatformWarnings: what a platform silently does not apply is a
 // warning at the attribute, and the fabric still loads.
 func TestPlatformWarnings(t *testing.T) {
@@ -361,6 +369,10 @@ func TestPlatformWarnings(t *testing.T) {
 	}{
 		{"bandwidth on a Nexus 7000", "lossless \"roce\" {\n  cos               = 4\n  bandwidth_percent = 50\n}\n" + tail7k,
 			"bandwidth_percent = 50 will not be applied on switch s (nexus7000): the names of the queuing template classes are UNCONFIRMED (reference/nxos.md §2.2)", "main.hcl:3:3"},
+		{"bandwidth on SONiC", "lossless \"roce\" {\n  dscp              = 26\n  priority          = 3\n  bandwidth_percent = 50\n}\n" + gnmiTail("sonic"),
+			"bandwidth_percent = 50 will not be applied on switch s (gnmi/sonic): the sonic profile does not render SCHEDULER weights", "main.hcl:4:3"},
+		{"bandwidth on SR Linux", "lossless \"roce\" {\n  dscp              = 26\n  priority          = 3\n  bandwidth_percent = 50\n}\n" + gnmiTail("srlinux"),
+			"bandwidth_percent = 50 will not be applied on switch s (gnmi/srlinux): the srlinux profile does not render scheduler weights", "main.hcl:4:3"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

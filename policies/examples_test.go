@@ -59,6 +59,9 @@ func TestExamplesLoad(t *testing.T) {
 var exampleWarnings = map[string][]string{
 	"cos":   {`bandwidth_percent = 60 will not be applied on switch n7k-core (nexus7000)`},
 	"mixed": {`bandwidth_percent = 50 will not be applied on switch n7k-core (nexus7000)`},
+	// The dscp example mixes SONiC and Arista leaves: Arista applies the
+	// share, SONiC keeps its default (and validation says so).
+	"dscp": {`bandwidth_percent = 50 will not be applied on switch leaf1 (gnmi/sonic)`},
 }
 
 // expectWarnings requires each wanted warning (a substring) and returns the

@@ -43,10 +43,11 @@ credentials "fleet" {
 }
 
 lossless "rocev2" {
-  dscp              = 26
-  priority          = 3
-  mtu               = 9100
-  bandwidth_percent = 50
+  dscp     = 26
+  priority = 3
+  mtu      = 9100
+  # No bandwidth_percent: the sonic profile does not render scheduler
+  # weights, so the leaves keep their default DWRR shares.
 
   ecn {
     min_threshold_kb = 100
