@@ -27,9 +27,15 @@ func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "nxsim %s (%s) listening on %s\nhost key %s %s\nlog in with: ssh -p %s %s@%s\n",
+	// Only the built-in default password is printed; one the user chose
+	// (flag or $NXSIM_PASSWORD) is never echoed.
+	pwNote := "the password you set"
+	if c.defaultPassword {
+		pwNote = `password "admin" (set --password or $NXSIM_PASSWORD to change it)`
+	}
+	fmt.Fprintf(stdout, "nxsim %s (%s) listening on %s\nhost key %s %s\nlog in with: ssh -p %s %s@%s  (%s)\n",
 		c.opts.Hostname, c.opts.Platform, srv.Addr(), srv.Switch().HostKey().Type(),
-		ssh.FingerprintSHA256(srv.Switch().HostKey()), portOf(srv.Addr()), c.user, hostOf(srv.Addr()))
+		ssh.FingerprintSHA256(srv.Switch().HostKey()), portOf(srv.Addr()), c.user, hostOf(srv.Addr()), pwNote)
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		return err
@@ -42,6 +48,9 @@ type cliConfig struct {
 	opts   Options
 	listen string
 	user   string
+	// defaultPassword: no password was given, so the built-in "admin" is in
+	// use (and may be shown).
+	defaultPassword bool
 }
 
 // parseCLI reads the roce-lab nxos flags into switch options.
@@ -107,11 +116,13 @@ func parseCLI(args []string, stderr io.Writer) (*cliConfig, error) {
 		}
 		opts.StartupConfig = string(b)
 	}
-	pw := *password
+	pw, defaultPW := *password, false
 	if pw == "" {
 		pw = "admin"
 		if v, ok := os.LookupEnv("NXSIM_PASSWORD"); ok {
 			pw = v
+		} else {
+			defaultPW = true
 		}
 	}
 	opts.Users = map[string]string{*user: pw}
@@ -132,7 +143,7 @@ func parseCLI(args []string, stderr io.Writer) (*cliConfig, error) {
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return &cliConfig{opts: opts, listen: *listen, user: *user}, nil
+	return &cliConfig{opts: opts, listen: *listen, user: *user, defaultPassword: defaultPW}, nil
 }
 
 // parseModulesFlag reads "slot:ports:model[:type],...".

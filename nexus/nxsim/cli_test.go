@@ -104,3 +104,37 @@ func TestRunCLIErrors(t *testing.T) {
 		}
 	}
 }
+
+// The banner tells a newcomer the built-in password, and never echoes one
+// the user chose.
+func TestRunCLIBannerPassword(t *testing.T) {
+	banner := func(t *testing.T, args ...string) string {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var out, errOut syncBuffer
+		done := make(chan error, 1)
+		go func() { done <- RunCLI(ctx, append([]string{"--listen", "127.0.0.1:0"}, args...), &out, &errOut) }()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if strings.Contains(out.String(), "log in with") {
+				break
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("RunCLI: %v (stderr %q)", err, errOut.String())
+		}
+		return out.String()
+	}
+	t.Setenv("NXSIM_PASSWORD", "")
+	os.Unsetenv("NXSIM_PASSWORD")
+	if b := banner(t); !strings.Contains(b, `password "admin"`) {
+		t.Errorf("default password not shown:\n%s", b)
+	}
+	if b := banner(t, "--password", "s3cret-flag"); strings.Contains(b, "s3cret-flag") || strings.Contains(b, `"admin"`) {
+		t.Errorf("banner with --password:\n%s", b)
+	}
+	t.Setenv("NXSIM_PASSWORD", "s3cret-env")
+	if b := banner(t); strings.Contains(b, "s3cret-env") || strings.Contains(b, `"admin"`) {
+		t.Errorf("banner with $NXSIM_PASSWORD:\n%s", b)
+	}
+}
