@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -89,16 +90,9 @@ func (e emulatedNetdevs) AddAddr(ctx context.Context, name, cidr string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := parseAddr(name, cidr); err != nil {
+	if d.Addresses, _, err = withAddr(d.Addresses, name, cidr); err != nil {
 		return err
 	}
-	c := canonicalCIDR(cidr)
-	for _, a := range d.Addresses {
-		if a == c {
-			return fmt.Errorf("%s: add address %s: file exists", name, cidr)
-		}
-	}
-	d.Addresses = append(d.Addresses, c)
 	return saveLab(e.root, "netdev", name, d)
 }
 
@@ -107,20 +101,9 @@ func (e emulatedNetdevs) DelAddr(ctx context.Context, name, cidr string) error {
 	if err != nil {
 		return err
 	}
-	c := canonicalCIDR(cidr)
-	kept := d.Addresses[:0]
-	found := false
-	for _, a := range d.Addresses {
-		if a == c {
-			found = true
-			continue
-		}
-		kept = append(kept, a)
+	if d.Addresses, _, err = withoutAddr(d.Addresses, name, cidr); err != nil {
+		return err
 	}
-	if !found {
-		return fmt.Errorf("%s: delete address %s: cannot assign requested address", name, cidr)
-	}
-	d.Addresses = kept
 	return saveLab(e.root, "netdev", name, d)
 }
 
@@ -151,4 +134,29 @@ func seedEmulatedLinks(root string, spec LabSpec) error {
 		}
 	}
 	return nil
+}
+
+// withAddr adds cidr (canonical form) to an emulated device's addresses,
+// refusing a duplicate with the kernel's answer. It returns the canonical
+// address too.
+func withAddr(addrs []string, name, cidr string) ([]string, string, error) {
+	if _, err := parseAddr(name, cidr); err != nil {
+		return addrs, "", err
+	}
+	c := canonicalCIDR(cidr)
+	if slices.Contains(addrs, c) {
+		return addrs, "", fmt.Errorf("%s: add address %s: file exists", name, cidr)
+	}
+	return append(addrs, c), c, nil
+}
+
+// withoutAddr removes cidr from an emulated device's addresses, refusing
+// an address the device does not have with the kernel's answer.
+func withoutAddr(addrs []string, name, cidr string) ([]string, string, error) {
+	c := canonicalCIDR(cidr)
+	i := slices.Index(addrs, c)
+	if i < 0 {
+		return addrs, "", fmt.Errorf("%s: delete address %s: cannot assign requested address", name, cidr)
+	}
+	return slices.Delete(addrs, i, i+1), c, nil
 }

@@ -87,16 +87,10 @@ func (l *labLinks) AddAddr(ctx context.Context, name, cidr string) error {
 		}
 		return l.gids().add(name, name, cidr)
 	}
-	if _, err := parseAddr(name, cidr); err != nil {
+	var c string
+	if v.Addresses, c, err = withAddr(v.Addresses, name, cidr); err != nil {
 		return err
 	}
-	c := canonicalCIDR(cidr)
-	for _, a := range v.Addresses {
-		if a == c {
-			return fmt.Errorf("%s: add address %s: file exists", name, cidr)
-		}
-	}
-	v.Addresses = append(v.Addresses, c)
 	if err := saveLab(l.root, "vlan", name, v); err != nil {
 		return err
 	}
@@ -114,20 +108,10 @@ func (l *labLinks) DelAddr(ctx context.Context, name, cidr string) error {
 		}
 		return l.gids().del(name, name, cidr)
 	}
-	c := canonicalCIDR(cidr)
-	kept := v.Addresses[:0]
-	found := false
-	for _, a := range v.Addresses {
-		if a == c {
-			found = true
-			continue
-		}
-		kept = append(kept, a)
+	var c string
+	if v.Addresses, c, err = withoutAddr(v.Addresses, name, cidr); err != nil {
+		return err
 	}
-	if !found {
-		return fmt.Errorf("%s: delete address %s: cannot assign requested address", name, cidr)
-	}
-	v.Addresses = kept
 	if err := saveLab(l.root, "vlan", name, v); err != nil {
 		return err
 	}
