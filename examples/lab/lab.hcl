@@ -35,10 +35,6 @@ locals {
     h3 = { switch = "eos-1", ip = "10.10.0.13/24" }
     h4 = { switch = "sonic-1", ip = "10.10.0.14/24" }
   }
-  tls = {
-    ca_file     = ".lab/pki/ca.pem"
-    server_name = "localhost"
-  }
 }
 
 credentials "lab" {
@@ -72,39 +68,22 @@ switch "n7k-1" {
   interfaces = ["Ethernet3/1-4"]
 }
 
-switch "eos-1" {
-  platform    = "gnmi"
-  profile     = "arista"
-  address     = lookup(var.lab_addresses, "eos-1", "127.0.0.1:6030")
-  credentials = "lab"
-  interfaces  = ["Ethernet1", "Ethernet2"]
-  tls {
-    ca_file     = local.tls.ca_file
-    server_name = local.tls.server_name
+# One gNMI switch per vendor profile.
+switch "gnmi" {
+  for_each = {
+    "eos-1"   = { profile = "arista", port = 6030, interfaces = ["Ethernet1", "Ethernet2"] }
+    "sonic-1" = { profile = "sonic", port = 6031, interfaces = ["Ethernet0", "Ethernet4"] }
+    "srl-1"   = { profile = "srlinux", port = 6032, interfaces = ["ethernet-1/1", "ethernet-1/2"] }
   }
-}
 
-switch "sonic-1" {
   platform    = "gnmi"
-  profile     = "sonic"
-  address     = lookup(var.lab_addresses, "sonic-1", "127.0.0.1:6031")
+  profile     = each.value.profile
+  address     = lookup(var.lab_addresses, each.key, "127.0.0.1:${each.value.port}")
   credentials = "lab"
-  interfaces  = ["Ethernet0", "Ethernet4"]
+  interfaces  = each.value.interfaces
   tls {
-    ca_file     = local.tls.ca_file
-    server_name = local.tls.server_name
-  }
-}
-
-switch "srl-1" {
-  platform    = "gnmi"
-  profile     = "srlinux"
-  address     = lookup(var.lab_addresses, "srl-1", "127.0.0.1:6032")
-  credentials = "lab"
-  interfaces  = ["ethernet-1/1", "ethernet-1/2"]
-  tls {
-    ca_file     = local.tls.ca_file
-    server_name = local.tls.server_name
+    ca_file     = ".lab/pki/ca.pem" # written by roce-lab up
+    server_name = "localhost"
   }
 }
 
