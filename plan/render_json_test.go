@@ -103,7 +103,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 		if err := RenderJSON(&buf, p); err != nil {
 			t.Fatal(err)
 		}
-		if errs := s.validate(buf.Bytes(), "#"); len(errs) > 0 {
+		if errs := s.Validate(buf.Bytes(), "#"); len(errs) > 0 {
 			t.Errorf("plan JSON violates the schema:\n%s", strings.Join(errs, "\n"))
 		}
 	}
@@ -115,7 +115,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := s.validate(data, "#/$defs/plan_file"); len(errs) > 0 {
+	if errs := s.Validate(data, "#/$defs/plan_file"); len(errs) > 0 {
 		t.Errorf("plan file violates the schema:\n%s", strings.Join(errs, "\n"))
 	}
 	for _, r := range []*ApplyReport{fixtureRenderApplyReport(), {}, nil} {
@@ -123,12 +123,12 @@ func TestJSONMatchesSchema(t *testing.T) {
 		if err := RenderApplyJSON(&buf, r); err != nil {
 			t.Fatal(err)
 		}
-		if errs := s.validate(buf.Bytes(), "#/$defs/apply_report"); len(errs) > 0 {
+		if errs := s.Validate(buf.Bytes(), "#/$defs/apply_report"); len(errs) > 0 {
 			t.Errorf("apply report violates the schema:\n%s", strings.Join(errs, "\n"))
 		}
 	}
-	for _, p := range s.documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
-		if !s.seen[p] {
+	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
+		if !s.Seen(p) {
 			t.Errorf("documented property %s never appears in the fixtures' JSON", p)
 		}
 	}
@@ -143,7 +143,7 @@ func TestSchemaPropertiesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	prop := regexp.MustCompile(`/\$defs/([a-z_]+)/properties/([a-z_]+)$`)
-	for _, p := range s.documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
+	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
 		m := prop.FindStringSubmatch(p)
 		if !bytes.Contains(doc, []byte("`"+m[2]+"`")) {
 			t.Errorf("docs/plan-json.md does not describe `%s` (%s)", m[2], m[1])

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"github.com/rocefabric/roce/internal/jsonschema"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -145,27 +147,26 @@ func TestJSONMatchesSchema(t *testing.T) {
 	if err := RenderJSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
-	schemaBytes, err := os.ReadFile("testdata/report.schema.json")
+	schema, err := jsonschema.Load("testdata/report.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var schema, doc any
-	if err := json.Unmarshal(schemaBytes, &schema); err != nil {
-		t.Fatalf("schema: %v", err)
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if errs := validateSchema(schema.(map[string]any), doc, "$"); len(errs) > 0 {
+	if errs := schema.Validate(buf.Bytes(), "#"); len(errs) > 0 {
 		t.Fatalf("JSON report does not match the schema:\n%s", strings.Join(errs, "\n"))
 	}
 	// The validator itself must reject what the schema forbids.
 	bad := map[string]any{}
-	json.Unmarshal(buf.Bytes(), &bad)
+	if err := json.Unmarshal(buf.Bytes(), &bad); err != nil {
+		t.Fatal(err)
+	}
 	bad["format_version"] = "one"
 	delete(bad, "summary")
 	bad["probes"].([]any)[0].(map[string]any)["status"] = "meh"
-	errs := validateSchema(schema.(map[string]any), bad, "$")
+	badJSON, err := json.Marshal(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := schema.Validate(badJSON, "#")
 	for _, want := range []string{"$.format_version", "missing required \"summary\"", "$.probes[0].status"} {
 		if !strings.Contains(strings.Join(errs, "\n"), want) {
 			t.Errorf("validator missed %q in %q", want, errs)
