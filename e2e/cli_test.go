@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,9 +22,7 @@ import (
 // reports plainly that the lab hosts have no RDMA device (exit 1, not a
 // verification failure). A baseline records every device's versions.
 func TestVerifyAgainstTheLab(t *testing.T) {
-	if !lab.IsRoot() {
-		t.Skip("roce-verify probes run on the lab hosts, which are network namespaces and need root (CI runs as root)")
-	}
+	testenv.Root(t, "roce-verify probes run on the lab hosts, which are network namespaces")
 	l := startLab(t)
 	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
 		t.Fatalf("apply\n%s", r)

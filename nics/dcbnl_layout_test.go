@@ -1,9 +1,10 @@
 package nics
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"bufio"
 	"encoding/hex"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -15,16 +16,8 @@ import (
 // uapi headers and returns its "kind name value" lines.
 func cLayout(t *testing.T) map[string]string {
 	t.Helper()
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		cc, err = exec.LookPath("cc")
-	}
-	if err != nil {
-		t.Skip("no C compiler: the dcbnl layout check needs gcc and linux-libc-dev")
-	}
-	if _, err := os.Stat("/usr/include/linux/dcbnl.h"); err != nil {
-		t.Skip("no /usr/include/linux/dcbnl.h: install linux-libc-dev")
-	}
+	cc := testenv.Tool(t, "gcc", "apt-get install gcc libc6-dev")
+	testenv.File(t, "/usr/include/linux/dcbnl.h", "apt-get install linux-libc-dev")
 	bin := filepath.Join(t.TempDir(), "dcbnl_layout")
 	if out, err := exec.Command(cc, "-Wall", "-o", bin, "testdata/dcbnl_layout.c").CombinedOutput(); err != nil {
 		t.Fatalf("compile dcbnl_layout.c: %v\n%s", err, out)

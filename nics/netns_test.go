@@ -1,6 +1,8 @@
 package nics
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"crypto/rand"
 	"encoding/hex"
 	"io/fs"
@@ -18,9 +20,7 @@ import (
 // v0/v1 (both up) and removes it when the test ends. Needs root.
 func newNetns(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces")
-	}
+	testenv.Root(t, "network namespaces")
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	name := "roce-t-" + hex.EncodeToString(b)

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"github.com/rocefabric/roce/internal/jsonschema"
 
 	"bytes"
@@ -126,10 +128,7 @@ func TestJUnitValid(t *testing.T) {
 		}
 	}
 
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		t.Skip("xmllint not installed (apt-get install libxml2-utils); structural checks passed")
-	}
+	xmllint := testenv.Tool(t, "xmllint", "apt-get install libxml2-utils; the structural checks above passed")
 	path := filepath.Join(t.TempDir(), "report.xml")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +19,7 @@ import (
 // the no-device class — which is what the agent must report, with the
 // resolved GID index and the argv it used.
 func TestProbeResolvesDeviceAndGIDThenRunsPerftest(t *testing.T) {
-	if _, err := exec.LookPath(perftest.ToolWriteBW); err != nil {
-		t.Skip("perftest (ib_write_bw) not installed")
-	}
+	testenv.Tool(t, perftest.ToolWriteBW, "make deps-test installs Debian's perftest")
 	root := t.TempDir()
 	spec := nics.LabSpec{NICs: []nics.LabNIC{{Netdev: "ens1f0", RDMADevice: "mlx5_3", GIDs: []nics.LabGID{{Netdev: "ens1f0.100", IP: "10.10.0.11"}}}}}
 	if err := nics.SeedLab(root, spec); err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"bytes"
 	"context"
 	"os"
@@ -20,10 +22,7 @@ func TestCLIThroughRealAgentNoDevice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds roce-agent")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go toolchain not in PATH")
-	}
+	goBin := testenv.Tool(t, "go", "the Go toolchain")
 	agent := filepath.Join(t.TempDir(), "roce-agent")
 	build := exec.Command(goBin, "build", "-o", agent, "../roce-agent")
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -250,9 +251,7 @@ func TestCLIBaselineFlow(t *testing.T) {
 // The real perftest on this machine (no RDMA device): the report says so,
 // names the host and exits 1.
 func TestCLIRealPerftestNoDevice(t *testing.T) {
-	if _, err := exec.LookPath("ib_write_bw"); err != nil {
-		t.Skip("ib_write_bw not installed (make deps-test)")
-	}
+	testenv.Tool(t, "ib_write_bw", "make deps-test installs Debian's perftest")
 	if ents, err := os.ReadDir("/sys/class/infiniband"); err == nil && len(ents) > 0 {
 		t.Skip("machine has RDMA devices")
 	}

@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"context"
 	"io/fs"
 	"os"
@@ -120,9 +122,7 @@ func TestLabPolicyHasNoHostsWithoutTheLab(t *testing.T) {
 // With root, every host is a namespace wired to the lab bridge, seeded as a
 // lab host; Close removes the namespaces.
 func TestUpWithHostNamespaces(t *testing.T) {
-	if !IsRoot() {
-		t.Skip("network namespaces need root (CI runs as root)")
-	}
+	testenv.Root(t, "network namespaces")
 	dir := copyLab(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

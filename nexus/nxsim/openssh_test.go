@@ -1,6 +1,8 @@
 package nxsim
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -21,10 +23,7 @@ import (
 // as a user would by hand: one exec command, then an interactive session
 // on a forced terminal.
 func TestOpenSSHClient(t *testing.T) {
-	bin, err := exec.LookPath("ssh")
-	if err != nil {
-		t.Skip("no ssh client installed: skipping the OpenSSH test")
-	}
+	bin := testenv.Tool(t, "ssh", "apt-get install openssh-client")
 	dir := t.TempDir()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

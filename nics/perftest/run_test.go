@@ -1,10 +1,11 @@
 package perftest
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,9 +19,7 @@ import (
 // tests below exercise the no-device path).
 func requireRealPerftest(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath(ToolWriteBW); err != nil {
-		t.Skip("ib_write_bw not installed (make deps-test installs Debian's perftest)")
-	}
+	testenv.Tool(t, ToolWriteBW, "make deps-test installs Debian's perftest")
 	if ents, err := os.ReadDir("/sys/class/infiniband"); err == nil && len(ents) > 0 {
 		t.Skip("this machine has RDMA devices; the no-device path cannot be exercised")
 	}

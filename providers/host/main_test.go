@@ -1,6 +1,8 @@
 package host
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -52,9 +54,7 @@ func testEnv(fab *policies.Fabric, extra map[string]string) plan.Env {
 // returns a fabric whose only host lives there.
 func labHost(t *testing.T, mpi ...string) (*policies.Fabric, *policies.Host) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces")
-	}
+	testenv.Root(t, "network namespaces")
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	ns := "roce-t-" + hex.EncodeToString(b)

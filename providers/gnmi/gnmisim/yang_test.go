@@ -1,6 +1,8 @@
 package gnmisim
 
 import (
+	"github.com/rocefabric/roce/internal/testenv"
+
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,9 +18,7 @@ func yangDir(t *testing.T) string {
 		// CI and developers have shared/ beside the checkout (repo/../shared).
 		d = filepath.Join("..", "..", "..", "..", "shared", "reference", "yang")
 	}
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("YANG reference not present at %s (set ROCE_YANG_DIR): %v", d, err)
-	}
+	testenv.File(t, d, "shared/ beside the checkout, or set ROCE_YANG_DIR")
 	return d
 }
 
