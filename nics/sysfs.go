@@ -129,13 +129,20 @@ func (s *System) Kernel() string {
 	return v
 }
 
-// ParseRateGbps parses a sysfs rate like "100 Gb/sec (4X EDR)".
+// ParseRateGbps parses a port's sysfs rate
+// (/sys/class/infiniband/<dev>/ports/<p>/rate), e.g. "100 Gb/sec (4X EDR)"
+// or "2.5 Gb/sec (1X SDR)", into Gb/s. Anything but a positive, finite rate
+// is an error: a threshold computed from it would be meaningless.
 func ParseRateGbps(s string) (float64, error) {
 	f := strings.Fields(s)
-	if len(f) < 2 || !strings.HasPrefix(f[1], "Gb/sec") {
-		return 0, fmt.Errorf("rate %q: want \"<n> Gb/sec ...\"", s)
+	if len(f) < 2 || f[1] != "Gb/sec" {
+		return 0, fmt.Errorf("sysfs rate %q: want \"<n> Gb/sec (...)\"", strings.TrimSpace(s))
 	}
-	return strconv.ParseFloat(f[0], 64)
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || v <= 0 || v > 1e6 || v != v {
+		return 0, fmt.Errorf("sysfs rate %q: %q is not a positive rate", strings.TrimSpace(s), f[0])
+	}
+	return v, nil
 }
 
 // readCounters reads every decimal counter file in dir; a missing dir is

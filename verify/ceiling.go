@@ -1,9 +1,6 @@
 package verify
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 )
 
 // Per-packet framing bytes on the wire, excluding the RDMA payload
@@ -101,18 +98,4 @@ func RoCECeiling(in CeilingInput) Ceiling {
 	}
 	eff := float64(size) / float64(wire)
 	return Ceiling{PathMTU: p, Efficiency: eff, Gbps: in.LinkGbps * eff}
-}
-
-// ParseSysfsRate reads /sys/class/infiniband/<dev>/ports/<p>/rate, e.g.
-// "100 Gb/sec (4X EDR)" or "2.5 Gb/sec (1X SDR)", into Gb/s.
-func ParseSysfsRate(s string) (float64, error) {
-	f := strings.Fields(s)
-	if len(f) < 2 || f[1] != "Gb/sec" {
-		return 0, fmt.Errorf("sysfs rate %q: want \"<n> Gb/sec (...)\"", strings.TrimSpace(s))
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v <= 0 || v > 1e6 || v != v {
-		return 0, fmt.Errorf("sysfs rate %q: %q is not a positive rate", strings.TrimSpace(s), f[0])
-	}
-	return v, nil
 }
