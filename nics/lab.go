@@ -94,7 +94,7 @@ func SeedLab(root string, spec LabSpec) error {
 			fw = "16.35.2000"
 		}
 		if rate == "" {
-			rate = "100 Gb/sec (4X EDR)"
+			rate = FormatRateGbps(100)
 		}
 		ib := path.Join(ibClass, dev)
 		port := path.Join(ib, "ports/1")

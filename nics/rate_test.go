@@ -46,3 +46,11 @@ func FuzzParseRateGbps(f *testing.F) {
 		}
 	})
 }
+
+func TestFormatRateGbpsRoundTrips(t *testing.T) {
+	for _, g := range []int{10, 25, 100, 400} {
+		if v, err := ParseRateGbps(FormatRateGbps(g)); err != nil || v != float64(g) {
+			t.Errorf("%d: %q parsed as %v, %v", g, FormatRateGbps(g), v, err)
+		}
+	}
+}

@@ -129,6 +129,10 @@ func (s *System) Kernel() string {
 	return v
 }
 
+// FormatRateGbps writes a rate the way the kernel shows it in sysfs (for
+// the lab's emulated ports); ParseRateGbps reads it back.
+func FormatRateGbps(gbps int) string { return fmt.Sprintf("%d Gb/sec (4X EDR)", gbps) }
+
 // ParseRateGbps parses a port's sysfs rate
 // (/sys/class/infiniband/<dev>/ports/<p>/rate), e.g. "100 Gb/sec (4X EDR)"
 // or "2.5 Gb/sec (1X SDR)", into Gb/s. Anything but a positive, finite rate

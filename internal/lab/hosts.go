@@ -170,7 +170,7 @@ func labSpec(h *policies.Host, sim HostSim) nics.LabSpec {
 			ln.RDMADevice = sim.RDMADevice
 		}
 		if sim.RateGbps > 0 {
-			ln.Rate = fmt.Sprintf("%d Gb/sec (4X EDR)", sim.RateGbps)
+			ln.Rate = nics.FormatRateGbps(sim.RateGbps)
 		}
 		if n.Address != "" {
 			dev := n.Netdev
