@@ -58,19 +58,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 1 on error")
 	verbose := fs.Bool("verbose", false, "show full before/after text and every command")
 	fs.Usage = cli.Usage(fs, usage)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		return cli.ExitError
+	dir, code, ok := parseArgs(fs, args, stderr)
+	if !ok {
+		return code
 	}
 	if *asJSON && *asMarkdown {
 		fmt.Fprintln(stderr, "roce-plan: -json and -markdown are exclusive; pick one")
-		return cli.ExitError
-	}
-	dir, err := dirArg(fs)
-	if err != nil {
-		fmt.Fprintln(stderr, "roce-plan:", err)
 		return cli.ExitError
 	}
 	log, err := c.Logger(stderr)
@@ -128,14 +121,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.ExitOK
 }
 
-func dirArg(fs *flag.FlagSet) (string, error) {
+// parseArgs parses fs's flags and its one optional policy directory
+// (default "."). When it returns ok = false the caller exits with code: 0
+// after -h, 1 after a bad flag or argument (already reported).
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (dir string, code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", cli.ExitOK, false
+		}
+		return "", cli.ExitError, false
+	}
 	switch fs.NArg() {
 	case 0:
-		return ".", nil
+		return ".", 0, true
 	case 1:
-		return fs.Arg(0), nil
+		return fs.Arg(0), 0, true
 	}
-	return "", fmt.Errorf("expected at most one policy directory, got %d arguments: %v", fs.NArg(), fs.Args())
+	fmt.Fprintf(stderr, "%s: expected at most one policy directory, got %d arguments: %v\n", fs.Name(), fs.NArg(), fs.Args())
+	return "", cli.ExitError, false
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -144,16 +147,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	var c cli.Common
 	c.Register(fs)
 	fs.Usage = cli.Usage(fs, "Usage: roce-plan validate [flags] [DIR]\n\nChecks the policy in DIR without contacting any device. Exit 1 on errors.\n")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		return cli.ExitError
-	}
-	dir, err := dirArg(fs)
-	if err != nil {
-		fmt.Fprintln(stderr, "roce-plan validate:", err)
-		return cli.ExitError
+	dir, code, ok := parseArgs(fs, args, stderr)
+	if !ok {
+		return code
 	}
 	fab, _, err := c.LoadFabric(dir, stderr)
 	if err != nil {
@@ -169,16 +165,9 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	check := fs.Bool("check", false, "change nothing; list files that are not canonical and exit 1 if any")
 	fs.Usage = cli.Usage(fs, "Usage: roce-plan fmt [-check] [DIR]\n\nRewrites every *.hcl file in DIR in canonical form.\n")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cli.ExitOK
-		}
-		return cli.ExitError
-	}
-	dir, err := dirArg(fs)
-	if err != nil {
-		fmt.Fprintln(stderr, "roce-plan fmt:", err)
-		return cli.ExitError
+	dir, code, ok := parseArgs(fs, args, stderr)
+	if !ok {
+		return code
 	}
 	changed, err := policies.Format(dir, *check)
 	if err != nil {
