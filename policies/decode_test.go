@@ -256,6 +256,10 @@ func TestSourcesDiagnosticsAndDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
+	// Without colour, a caret line sits under the offending attribute.
+	if !strings.Contains(out, "   3:   priority = 12\n        ^^^^^^^^^^^^^\n") {
+		t.Errorf("no caret under priority = 12:\n%s", out)
+	}
 	for _, want := range []string{"Error: Value out of range", "main.hcl line 3", "priority = 12", "outside 0-7"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("diagnostic text lacks %q:\n%s", want, out)
