@@ -1,7 +1,6 @@
 package verify
 
-import (
-)
+import ()
 
 // Per-packet framing bytes on the wire, excluding the RDMA payload
 // (IBTA RoCE annex; Ethernet physical layer).
