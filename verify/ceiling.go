@@ -1,7 +1,5 @@
 package verify
 
-import ()
-
 // Per-packet framing bytes on the wire, excluding the RDMA payload
 // (IBTA RoCE annex; Ethernet physical layer).
 const (
