@@ -100,6 +100,19 @@ type TargetPlan struct {
 	// Error is set when the target could not be read or planned; the rest
 	// of the plan is still shown.
 	Error string `json:"error,omitempty"`
+	// ThisMachine is set when the target is the machine roce itself runs on
+	// (a local host outside any namespace, or in roce's own namespace):
+	// applying it changes this machine, so roce-apply asks for an explicit
+	// opt-in. Interfaces lists the interfaces the plan would change there,
+	// and CutOff the changes that could cut this machine off (MTU or
+	// address on the interface carrying its default route or SSH session).
+	ThisMachine *ThisMachine `json:"this_machine,omitempty"`
+}
+
+// ThisMachine describes a target that is the machine roce runs on.
+type ThisMachine struct {
+	Interfaces []string `json:"interfaces"`
+	CutOff     []string `json:"cut_off,omitempty"`
 }
 
 // HasChanges reports whether applying the target would change anything.
