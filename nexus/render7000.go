@@ -79,8 +79,46 @@ func (r *renderer) render7000() error {
 		}
 	}
 	r.put(r.policy(TypeNetworkQoS, name, want.Classes))
-	r.attach([]ServicePolicy{{Type: TypeNetworkQoS, Name: name}})
+	queuing, err := r.queuing7000()
+	if err != nil {
+		return err
+	}
+	r.attach(append([]ServicePolicy{{Type: TypeNetworkQoS, Name: name}}, queuing...))
 	return nil
+}
+
+// queuing7000 pins what the egress queuing default could otherwise take
+// from the lossless classes: each class's CoS gets its own queue class
+// (`class-map type queuing` with `match cos`, the 7000's CoS-to-queue
+// map) and its bandwidth share, class-default the rest, attached as the
+// system output queuing policy. Without it the switch keeps the default
+// queuing policy selected with the network-qos template, and a release
+// that changes that default changes the class's share with no drift on
+// our objects. The 7000 form of this (queue names of the default-4q-*
+// templates, queue-limit) is UNCONFIRMED (docs/lab-upgrades.md); the
+// class-map-per-class form is what the editor and simulator accept.
+func (r *renderer) queuing7000() ([]ServicePolicy, error) {
+	var classes []*policies.Lossless
+	for _, c := range r.in.Classes {
+		if c.Match.Kind != policies.MatchAll {
+			classes = append(classes, c)
+		}
+	}
+	if len(classes) == 0 {
+		return nil, nil
+	}
+	for _, c := range classes {
+		r.put(r.classMap(TypeQueuing, r.prefix+c.Name, []string{"match cos " + strconv.Itoa(c.Priority)}))
+	}
+	carQ := r.carried(TypeQueuing, "output")
+	qCls, qDefault, err := r.bandwidth(classes, carQ)
+	if err != nil {
+		return nil, err
+	}
+	carQ = append(slices.DeleteFunc(slices.Clone(carQ), func(c *PolicyClass) bool { return c.Name == "class-default" }), qDefault)
+	name := r.prefix + queuingPolicySuffix
+	r.put(r.policy(TypeQueuing, name, orderClasses(qCls, carQ)))
+	return []ServicePolicy{{Type: TypeQueuing, Direction: "output", Name: name}}, nil
 }
 
 // covers reports whether the template makes every CoS in need no-drop.

@@ -331,7 +331,7 @@ func TestUnconfirmedNamesWhatThePlanRestsOn(t *testing.T) {
 			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (reference §1.1)",
 		}},
 		{"nexus7000", "cos", "empty", []string{
-			`lossless "rdma": bandwidth_percent = 40 is not applied on nexus7000: the names of the queuing template classes are UNCONFIRMED (reference/nxos.md §2.2)`,
+			"egress queuing is pinned as a system output queuing policy",
 		}},
 		{"nexus5000", "cos", "fcoe-defaults", []string{"fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4)"}},
 		{"nexus5000", "dscp", "empty", []string{"'match dscp' argument syntax on nexus5000 is UNCONFIRMED (reference §1.2)"}},

@@ -50,6 +50,9 @@ func Unconfirmed(in Intent) []string {
 	if noDrop > 0 && p.Is7000() {
 		add(p.Kind + ": the default-nq-* template classes and their CoS sets, and the name qos copy gives the copy (prefix + template minus default-/-policy), are UNCONFIRMED (reference §2.3–§2.4; table in nexus/templates.go): check the copied policy with 'show policy-map type network-qos' after apply")
 	}
+	if noDrop > 0 && p.Is7000() {
+		add(p.Kind + ": egress queuing is pinned as a system output queuing policy with one queuing class-map per class ('match cos', 'bandwidth percent'); whether the 7000 takes it beside the default-4q-* queue classes is UNCONFIRMED (queuing reference and sources: docs/lab-upgrades.md)")
+	}
 	if noDrop > 0 && !p.Is7000() && in.FCoE {
 		add(p.Kind + ": the contents of the built-in fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4); the FCoE classes are carried over as read from the switch")
 	}

@@ -231,7 +231,11 @@ func Default() Table {
 				{Template: "default-nq-6e-policy", CoS: []int{3, 4}},
 				{Template: "default-nq-4e-policy", CoS: []int{1, 2, 3, 4}},
 			},
-			BandwidthNotRendered: "the names of the queuing template classes are UNCONFIRMED (reference/nxos.md §2.2), so no queuing policy is rendered and the egress queuing the switch selects with the network-qos template applies",
+			// Bandwidth is rendered: a queuing policy pins each class's
+			// CoS-to-queue map and share (nexus/render7000.go), so a
+			// release that changes the default egress queuing shows as
+			// drift instead of silently starving the class.
+			BandwidthNotRendered: "",
 		},
 		"gnmi/openconfig": {
 			Kind: "gnmi/openconfig",

@@ -371,8 +371,6 @@ func TestPlatformWarnings(t *testing.T) {
 	tests := []struct {
 		name, src, want, pos string
 	}{
-		{"bandwidth on a Nexus 7000", "lossless \"roce\" {\n  cos               = 4\n  bandwidth_percent = 50\n}\n" + tail7k,
-			"bandwidth_percent = 50 will not be applied on switch s (nexus7000): the names of the queuing template classes are UNCONFIRMED (reference/nxos.md §2.2)", "main.hcl:3:3"},
 		{"bandwidth on SONiC", "lossless \"roce\" {\n  dscp              = 26\n  priority          = 3\n  bandwidth_percent = 50\n}\n" + gnmiTail("sonic"),
 			"bandwidth_percent = 50 will not be applied on switch s (gnmi/sonic): the sonic profile does not render SCHEDULER weights", "main.hcl:4:3"},
 		{"bandwidth on SR Linux", "lossless \"roce\" {\n  dscp              = 26\n  priority          = 3\n  bandwidth_percent = 50\n}\n" + gnmiTail("srlinux"),

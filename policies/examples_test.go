@@ -54,11 +54,10 @@ func TestExamplesLoad(t *testing.T) {
 }
 
 // exampleWarnings are the warnings an example is meant to show: the mixed
-// fabrics carry bandwidth_percent to a Nexus 7000, where it is not applied
-// (platforms.Capabilities.BandwidthNotRendered).
+// fabric carries bandwidth_percent to a SONiC leaf, where it is not applied
+// (platforms.Capabilities.BandwidthNotRendered; the Nexus 7000 applies it).
 var exampleWarnings = map[string][]string{
-	"cos":   {`bandwidth_percent = 60 will not be applied on switch n7k-core (nexus7000)`},
-	"mixed": {`bandwidth_percent = 50 will not be applied on switch n7k-core (nexus7000)`},
+	"mixed": {`bandwidth_percent = 50 will not be applied on switch sonic-leaf (gnmi/sonic)`},
 	// The dscp example mixes SONiC and Arista leaves: Arista applies the
 	// share, SONiC keeps its default (and validation says so).
 	"dscp": {`bandwidth_percent = 50 will not be applied on switch leaf1 (gnmi/sonic)`},

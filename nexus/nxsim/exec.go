@@ -135,8 +135,11 @@ func (sw *Switch) showRunning(command, section string) string {
 }
 
 func (sw *Switch) runningHeader(command string) string {
+	sw.mu.Lock() // an upgrade changes the version (upgrade.go)
+	os := sw.version.OS
+	sw.mu.Unlock()
 	return "\n!Command: " + command + "\n!Time: " + sw.now().UTC().Format(time.ANSIC) +
-		"\n\nversion " + sw.version.OS + "\n\n"
+		"\n\nversion " + os + "\n\n"
 }
 
 // showRunningInterfaces prints `show running-config interface LIST`.

@@ -4,7 +4,11 @@ import (
 	"github.com/rocefabric/roce/nexus"
 )
 
-func (sw *Switch) showVersion() string { return nexus.FormatShowVersion(sw.version) }
+func (sw *Switch) showVersion() string {
+	sw.mu.Lock() // an upgrade changes the version (upgrade.go)
+	defer sw.mu.Unlock()
+	return nexus.FormatShowVersion(sw.version)
+}
 
 func (sw *Switch) showModule() string { return nexus.FormatShowModule(sw.modules) }
 
