@@ -20,6 +20,10 @@ type LabSpec struct {
 	// the LabLinksMarker file, so the host needs no namespace and no real
 	// interface: for the scale benchmark's thousands of hosts. LAB ONLY.
 	EmulatedLinks bool
+	// Netns is the network namespace roce-lab up created for the host,
+	// written to LabNetnsMarker. A lab root with real netdevs is operated
+	// only from inside it (CheckLabNetns); without it, not at all.
+	Netns string
 }
 
 // LabNIC is one emulated RoCE port on a real (veth/macvlan) netdev.
@@ -73,6 +77,13 @@ func SeedLab(root string, spec LabSpec) error {
 		if err := seedEmulatedLinks(root, spec); err != nil {
 			return err
 		}
+	}
+	if spec.Netns != "" {
+		if err := w(LabNetnsMarker, spec.Netns+"\n"); err != nil {
+			return err
+		}
+	} else if err := os.Remove(filepath.Join(root, LabNetnsMarker)); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("seed lab: %w", err)
 	}
 	if spec.LegacyOFED {
 		if err := w(defPrec2SLSys, "0\n"); err != nil {

@@ -25,12 +25,13 @@ func testFabric(mpi ...string) (*policies.Fabric, *policies.Host) {
 	return &policies.Fabric{Lossless: []*policies.Lossless{c}, Hosts: []*policies.Host{h}}, h
 }
 
-func seedTestLab(t *testing.T, legacy bool) string {
+func seedTestLab(t *testing.T, ns string, legacy bool) string {
 	t.Helper()
 	root := t.TempDir()
 	// No GID for 10.10.0.11 yet: the address doesn't exist until the apply
-	// adds it, and the emulated GID table follows the addresses.
-	spec := LabSpec{LegacyOFED: legacy, NICs: []LabNIC{{Netdev: "v0", RDMADevice: "mlx5_0"}}}
+	// adds it, and the emulated GID table follows the addresses. The tree
+	// belongs to namespace ns, as roce-lab up seeds it.
+	spec := LabSpec{LegacyOFED: legacy, Netns: ns, NICs: []LabNIC{{Netdev: "v0", RDMADevice: "mlx5_0"}}}
 	if err := SeedLab(root, spec); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestLabPlanApplyIdempotent(t *testing.T) {
 	ns := newNetns(t)
-	root := seedTestLab(t, false)
+	root := seedTestLab(t, ns, false)
 	fab, h := testFabric("mvapich2", "openmpi", "ucx", "nccl")
 	want, err := Desired(fab, h)
 	if err != nil {
@@ -163,7 +164,7 @@ func captureHost(t *testing.T, sys *System) hostState {
 
 func TestLabFailureAfterEachStepRestoresEverything(t *testing.T) {
 	ns := newNetns(t)
-	root := seedTestLab(t, false)
+	root := seedTestLab(t, ns, false)
 	fab, h := testFabric("mvapich2", "nccl")
 	want, err := Desired(fab, h)
 	if err != nil {
@@ -216,7 +217,7 @@ func TestLabFailureAfterEachStepRestoresEverything(t *testing.T) {
 
 func TestLabFirmwareResetShowsWipedSettings(t *testing.T) {
 	ns := newNetns(t)
-	root := seedTestLab(t, false)
+	root := seedTestLab(t, ns, false)
 	fab, h := testFabric("nccl")
 	want, err := Desired(fab, h)
 	if err != nil {
@@ -257,7 +258,7 @@ func TestLabFirmwareResetShowsWipedSettings(t *testing.T) {
 
 func TestLabLegacyOFEDUsesDefPrec2SL(t *testing.T) {
 	ns := newNetns(t)
-	root := seedTestLab(t, true)
+	root := seedTestLab(t, ns, true)
 	fab, h := testFabric()
 	want, err := Desired(fab, h)
 	if err != nil {
@@ -300,7 +301,7 @@ func TestFailAfterStepRefusedOutsideLab(t *testing.T) {
 
 func TestLabExistingVLANWithWrongMapIsUpdated(t *testing.T) {
 	ns := newNetns(t)
-	root := seedTestLab(t, false)
+	root := seedTestLab(t, ns, false)
 	fab, h := testFabric()
 	want, err := Desired(fab, h)
 	if err != nil {
@@ -341,7 +342,7 @@ func TestLabExistingVLANWithWrongMapIsUpdated(t *testing.T) {
 
 func TestLabDCBEmulationFollowsMlx5Rules(t *testing.T) {
 	ns := newNetns(t)
-	root := seedTestLab(t, false)
+	root := seedTestLab(t, ns, false)
 	inNetns(t, ns, func() {
 		ctx := context.Background()
 		sys, _ := Open(root)

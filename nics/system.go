@@ -47,14 +47,27 @@ func Open(root string) (*System, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("host root %q is not a directory", root)
 	}
+	return openSystem(abs, netlinkLinks{}, HostNetns{}), nil
+}
+
+// openSystem picks the backends for the host tree at abs. real is the
+// netlink layer and ns says which network namespace this thread is in;
+// tests inject both. A lab root whose netdevs are real (veths in the
+// namespace roce-lab up made for the host) reaches real only through
+// labNetnsGuard: every call first proves that this thread runs inside
+// that namespace, so the lab never falls back to this machine's own
+// interfaces.
+func openSystem(abs string, real Links, ns NetnsProbe) *System {
 	s := &System{Root: abs}
 	s.Lab = IsLab(abs)
-	var nl Links = netlinkLinks{}
+	nl := real
 	if s.Lab {
 		if IsEmulatedLinks(abs) {
 			// Lab-only: the parent netdevs are emulated too (LabLinksMarker).
 			s.EmulatedLinks = true
 			nl = emulatedNetdevs{root: abs}
+		} else {
+			nl = labNetnsGuard{root: abs, real: real, ns: ns}
 		}
 		s.DCB = &labDCB{root: abs, links: nl}
 		s.Links = &labLinks{root: abs, real: nl}
@@ -62,7 +75,7 @@ func Open(root string) (*System, error) {
 		s.DCB = netlinkDCB{}
 		s.Links = nl
 	}
-	return s, nil
+	return s
 }
 
 // IsLab reports whether root selects the lab backends.

@@ -69,6 +69,7 @@ func startHosts(ctx context.Context, dir, id string, fab *policies.Fabric, topo 
 		}
 		spec := labSpec(h, topo.Hosts[h.Name])
 		spec.EmulatedLinks = !namespaces // no namespace: nothing may reach a real interface
+		spec.Netns = hn.netns[h.Name]    // the only namespace its real netdevs may be reached from
 		if err := nics.SeedLab(root, spec); err != nil {
 			return nil, fmt.Errorf("host %s: seeding its simulated RDMA device: %w", h.Name, err)
 		}

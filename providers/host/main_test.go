@@ -69,7 +69,7 @@ func labHost(t *testing.T, mpi ...string) (*policies.Fabric, *policies.Host) {
 	run("-n", ns, "link", "add", "ens1f0", "type", "veth", "peer", "name", "peer0")
 	run("-n", ns, "link", "set", "ens1f0", "up")
 	root := t.TempDir()
-	spec := nics.LabSpec{NICs: []nics.LabNIC{{Netdev: "ens1f0", RDMADevice: "mlx5_0"}}}
+	spec := nics.LabSpec{Netns: ns, NICs: []nics.LabNIC{{Netdev: "ens1f0", RDMADevice: "mlx5_0"}}}
 	if err := nics.SeedLab(root, spec); err != nil {
 		t.Fatal(err)
 	}
