@@ -75,6 +75,7 @@ func writeMarkdownOverview(mw *textWriter, p *Plan) {
 	if p == nil || len(p.Targets) == 0 {
 		return
 	}
+	renderThisMachineMarkdown(mw, p)
 	mw.line("", "")
 	if p.PolicyDir != "" || p.PolicyDigest != "" {
 		mw.linef("", "Policy `%s` (`%s`), planned at %s.", mdCode(p.PolicyDir), mdCode(p.PolicyDigest),

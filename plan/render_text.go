@@ -42,6 +42,7 @@ func RenderText(w io.Writer, p *Plan, o TextOptions) error {
 				p.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"))
 			tw.line("", "")
 		}
+		renderThisMachineText(tw, p)
 		for _, t := range p.Targets {
 			if t == nil || !(o.Verbose || t.HasChanges() || t.Error != "" || t.Offline || len(t.Warnings) > 0) {
 				continue
@@ -66,6 +67,9 @@ func renderTargetText(tw *textWriter, t *TargetPlan, o TextOptions) {
 	}
 	if t.Offline {
 		tw.line(ansiYellow, "  (planned against saved capture; roce-apply will refuse it)")
+	}
+	for _, l := range thisMachineLines(t) {
+		tw.line(ansiRed+ansiBold, "  !! "+l)
 	}
 	if o.Verbose {
 		if t.Fingerprint != "" {
