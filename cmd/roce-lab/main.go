@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,6 +27,12 @@ const usage = `Usage:
   roce-lab up [-d] [DIR]     start the lab fabric described by DIR (default examples/lab)
   roce-lab down [DIR]        stop it and remove its namespaces
   roce-lab status [DIR]      show whether a lab runs and where
+  roce-lab upgrade [-lab DIR] switch.NAME RELEASE
+                             upgrade a running NX-OS simulator (e.g. '5.1(5)'): new
+                             version strings and the defaults that release brings
+  roce-lab upgrade [-lab DIR] host.NAME FIRMWARE|driver
+                             a NIC firmware update (or driver reload) on a lab host:
+                             its DCB and rdma_cm settings go back to the defaults
   roce-lab nxos [flags]      one NX-OS simulator (try it with plain ssh); -h for flags
   roce-lab gnmi [flags]      one gNMI target; -h for flags
 
@@ -62,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = down(args[1:], stdout)
 	case "status":
 		err = status(args[1:], stdout)
+	case "upgrade":
+		err = upgrade(ctx, args[1:], stdout, stderr)
 	case "nxos":
 		err = nxsim.RunCLI(ctx, args[1:], stdout, stderr)
 	case "gnmi":
@@ -111,6 +120,11 @@ func up(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer l.Close()
+	stopControl, err := l.ServeControl(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopControl()
 	l.Describe(stdout)
 	if os.Getenv(childEnv) == "" {
 		fmt.Fprintln(stdout, "Press Ctrl-C to stop.")
@@ -222,4 +236,45 @@ func status(args []string, stdout io.Writer) error {
 
 func processAlive(pid int) bool {
 	return pid > 0 && syscall.Kill(pid, 0) == nil
+}
+
+// upgrade asks the running lab to upgrade one simulator (internal/lab's
+// control socket) and prints what changed.
+func upgrade(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("roce-lab upgrade", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("lab", filepath.Join("examples", "lab"), "the lab `DIR` the lab runs from")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return fmt.Errorf("upgrade wants a target and a version: roce-lab upgrade switch.NAME RELEASE, or host.NAME FIRMWARE|driver")
+	}
+	req := lab.UpgradeRequest{Target: fs.Arg(0), Version: fs.Arg(1)}
+	if strings.HasPrefix(req.Target, "host.") && req.Version == "driver" {
+		req.Version, req.Driver = "", true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	rep, err := lab.RequestUpgrade(ctx, *dir, req)
+	if err != nil {
+		return err
+	}
+	switch {
+	case req.Driver:
+		fmt.Fprintf(stdout, "%s: driver reloaded\n", rep.Target)
+	default:
+		fmt.Fprintf(stdout, "%s upgraded from %s to %s\n", rep.Target, orUnknown(rep.From), rep.To)
+	}
+	for _, c := range rep.Changes {
+		fmt.Fprintf(stdout, "  - %s\n", c)
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
 }

@@ -64,7 +64,9 @@ switch "n7k-1" {
   address     = lookup(var.lab_addresses, "n7k-1", "127.0.0.1:2202")
   credentials = "lab"
   known_hosts = ".lab/known_hosts"
-  # Slot 3 is an F2 module (PFC-capable); slot 4 is M1 and is not managed.
+  # Slot 3 is an F1 module (PFC-capable); slot 4 is M1 and is not managed.
+  # It runs NX-OS 5.1(3): `roce-lab upgrade switch.n7k-1 "5.1(5)"` replays the
+  # upgrade that took RoCE from 9.91 Gb/s to 30 Mb/s (docs/lab-upgrades.md).
   interfaces = ["Ethernet3/1-4"]
 }
 
