@@ -26,6 +26,12 @@ type reader struct {
 	ctx    *hcl.EvalContext
 	diags  *hcl.Diagnostics
 	ranges attrRanges
+	// allowSensitive lets sensitive values through (credentials blocks,
+	// whose values are never printed or rendered to a device).
+	allowSensitive bool
+	// fromEnv remembers the attributes whose value came from the
+	// environment (env() or ROCE_VAR_*), for settings that must not.
+	fromEnv map[string]bool
 }
 
 func newReader(what string, attrs hcl.Attributes, ctx *hcl.EvalContext, diags *hcl.Diagnostics) *reader {
@@ -66,6 +72,17 @@ func (r *reader) value(name string, ty cty.Type, want string) (cty.Value, bool) 
 		r.errorAt(a.Expr.Range(), "Value not known", fmt.Sprintf("%s: %s must be known when the policy is loaded.", r.what, name))
 		return cty.NilVal, false
 	}
+	if hasMark(v, markEnvironment) {
+		if r.fromEnv == nil {
+			r.fromEnv = map[string]bool{}
+		}
+		r.fromEnv[name] = true
+	}
+	if !r.allowSensitive && hasMark(v, markSensitive) {
+		r.errorAt(a.Expr.Range(), "Sensitive value in "+name,
+			fmt.Sprintf("%s: %s would be printed in plans and reports or sent to the device, but its value is sensitive (it comes from env(), from file() of a secret, or from a variable declared sensitive = true). roce never shows a sensitive value; write the value in the policy or pass it with a non-sensitive variable.", r.what, name))
+		return cty.NilVal, false
+	}
 	v, _ = v.UnmarkDeep()
 	cv, err := convert.Convert(v, ty)
 	if err != nil {
@@ -82,6 +99,23 @@ func (r *reader) str(name string, dst *string) bool {
 		*dst = v.AsString()
 	}
 	return ok
+}
+
+// trustSetting reads a boolean that lowers transport trust (plaintext,
+// insecure_skip_verify): true must be written in the policy, where a
+// reviewer sees it, so a value from the environment is refused.
+func (r *reader) trustSetting(name string, dst *bool) bool {
+	var v bool
+	if !r.boolean(name, &v) {
+		return false
+	}
+	if r.fromEnv[name] && v {
+		r.attrError(name, "Transport trust from the environment",
+			fmt.Sprintf("%s: %s = true comes from the environment (env() or a ROCE_VAR_ variable). Turning off transport security must be written in the policy for the switch it applies to, where a reviewer sees it; it can't be switched on from the environment.", r.what, name))
+		return false
+	}
+	*dst = v
+	return true
 }
 
 func (r *reader) boolean(name string, dst *bool) bool {

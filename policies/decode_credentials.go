@@ -26,6 +26,7 @@ func (l *loader) decodeCredentials(b *hcl.Block, ctx *hcl.EvalContext, f *Fabric
 		return
 	}
 	r := newReader(what, content.Attributes, ctx, &l.diags)
+	r.allowSensitive = true // names of secrets, never printed as values
 	if a, ok := content.Attributes["password"]; ok {
 		// Never evaluate it: the value must not reach any message or log.
 		l.diags = append(l.diags, errorDiag(a.Range, "Literal password in policy",

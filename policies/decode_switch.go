@@ -115,7 +115,7 @@ func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst insta
 	if r.str("known_hosts", &sw.KnownHosts) {
 		sw.KnownHosts = l.path(sw.KnownHosts)
 	}
-	r.boolean("insecure_skip_verify", &sw.InsecureSkipVerify)
+	r.trustSetting("insecure_skip_verify", &sw.InsecureSkipVerify)
 	if isGNMI {
 		for _, a := range []string{"host_key", "known_hosts", "insecure_skip_verify"} {
 			if r.has(a) {
@@ -188,8 +188,8 @@ func (l *loader) decodeTLS(b *hcl.Block, ctx *hcl.EvalContext, what string) *TLS
 		}
 	}
 	r.str("server_name", &t.ServerName)
-	r.boolean("insecure_skip_verify", &t.InsecureSkipVerify)
-	r.boolean("plaintext", &t.Plaintext)
+	r.trustSetting("insecure_skip_verify", &t.InsecureSkipVerify)
+	r.trustSetting("plaintext", &t.Plaintext)
 	if (t.CertFile == "") != (t.KeyFile == "") {
 		l.diags = append(l.diags, errorDiag(b.DefRange, "Incomplete client certificate",
 			fmt.Sprintf("%s: set both cert_file and key_file for a client certificate, or neither.", r.what)))

@@ -42,7 +42,18 @@ func (l *loader) expand(b *hcl.Block, attrs hcl.Attributes, ctx *hcl.EvalContext
 	if v.IsNull() || !v.IsWhollyKnown() {
 		return bad("for_each must be a known map, or a set of strings.")
 	}
-	v, _ = v.UnmarkDeep()
+	sensitiveKey := func() []instance {
+		l.diags = append(l.diags, errorDiag(fe.Expr.Range(), "Sensitive value in for_each",
+			what+": the for_each keys become switch or host names, which every plan and report shows, but this value is sensitive (it comes from env(), from file() of a secret, or from a variable declared sensitive = true). Use non-sensitive keys; a sensitive each.value is fine where a credentials block uses it."))
+		return nil
+	}
+	// The collection itself must not be sensitive (its keys would be);
+	// marks on element values stay, so each.value is still checked where
+	// it is used.
+	v, topMarks := v.Unmark()
+	if _, ok := topMarks[markSensitive]; ok {
+		return sensitiveKey()
+	}
 	t := v.Type()
 	switch {
 	case t.IsMapType() || t.IsObjectType():
@@ -62,11 +73,16 @@ func (l *loader) expand(b *hcl.Block, attrs hcl.Attributes, ctx *hcl.EvalContext
 	for it := v.ElementIterator(); it.Next(); {
 		k, e := it.Element()
 		if t.IsSetType() {
+			if hasMark(e, markSensitive) {
+				return sensitiveKey()
+			}
+			e, _ = e.Unmark()
 			if e.IsNull() || e.Type() != cty.String {
 				return bad("every element of a for_each set must be a string.")
 			}
 			k = e
 		}
+		k, _ = k.Unmark()
 		key := k.AsString()
 		child := ctx.NewChild()
 		child.Variables = map[string]cty.Value{

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
@@ -22,12 +23,38 @@ const maxFileFunctionBytes = 1 << 20
 // thousands of hosts, small enough that a typo cannot exhaust memory.
 const maxRangeValues = 65536
 
-// functions returns the function library available in policy expressions:
-// the go-cty standard library under Terraform's names, CIDR helpers, and
-// env()/file() bound to this load's environment lookup and policy directory.
-// It is built per Load so nothing here is shared mutable state.
+// funcEnv is what env() and file() may see during one Load.
+type funcEnv struct {
+	dir    string                      // the policy directory
+	getenv func(string) (string, bool) // the process environment
+	// envNames are the variables the policy's credentials blocks name
+	// (password_env, key_env); env() may read them besides ROCE_*.
+	envNames map[string]bool
+	// secretFiles are the resolved paths of credentials files (password_file,
+	// key_file): file() of one of them is sensitive.
+	secretFiles map[string]bool
+	// note records a sensitive string (nil = not recorded).
+	note func(string)
+}
+
+// EnvPrefix is the prefix of the environment variables env() may read
+// without a credentials block naming them.
+const EnvPrefix = "ROCE_"
+
+// functions returns the function library available in policy expressions
+// for a policy in dir, with env() limited to ROCE_* variables.
 func functions(dir string, getenv func(string) (string, bool)) map[string]function.Function {
-	return map[string]function.Function{
+	return functionsFor(funcEnv{dir: dir, getenv: getenv})
+}
+
+// functionsFor returns the function library available in policy
+// expressions: the go-cty standard library under Terraform's names, CIDR
+// helpers, and env()/file() bound to this load's environment lookup and
+// policy directory. Every function is wrapped so its errors never quote a
+// sensitive argument. It is built per Load so nothing here is shared
+// mutable state.
+func functionsFor(fe funcEnv) map[string]function.Function {
+	return sensitiveFunctions(map[string]function.Function{
 		"abs":             stdlib.AbsoluteFunc,
 		"ceil":            stdlib.CeilFunc,
 		"chomp":           stdlib.ChompFunc,
@@ -90,14 +117,17 @@ func functions(dir string, getenv func(string) (string, bool)) map[string]functi
 		"cidrnetmask": cidrNetmaskFunc,
 		"cidrsubnet":  cidrSubnetFunc,
 
-		"env":  envFunc(getenv),
-		"file": fileFunc(dir),
-	}
+		"env":  envFunc(fe),
+		"file": fileFunc(fe),
+	})
 }
 
 // envFunc returns env(name) and env(name, default). A missing variable
 // without a default is an error, so a policy never silently runs with "".
-func envFunc(getenv func(string) (string, bool)) function.Function {
+// Only ROCE_* variables and those a credentials block names can be read, and
+// the result is always sensitive: it may feed a credentials block, never a
+// description, a name or anything else that is printed or sent to a device.
+func envFunc(fe funcEnv) function.Function {
 	return function.New(&function.Spec{
 		Params:   []function.Parameter{{Name: "name", Type: cty.String}},
 		VarParam: &function.Parameter{Name: "default", Type: cty.String},
@@ -107,50 +137,95 @@ func envFunc(getenv func(string) (string, bool)) function.Function {
 				return cty.NilVal, function.NewArgErrorf(2, "env takes a name and at most one default")
 			}
 			name := args[0].AsString()
-			if v, ok := getenv(name); ok {
-				return cty.StringVal(v), nil
+			if !strings.HasPrefix(name, EnvPrefix) && !fe.envNames[name] {
+				return cty.NilVal, function.NewArgErrorf(0, "env(%q): a policy may read only environment variables whose names start with %s, or those a credentials block names in password_env or key_env; rename the variable (e.g. %s%s) or pass the value with -var", name, EnvPrefix, EnvPrefix, name)
+			}
+			marks := cty.NewValueMarks(markSensitive, markEnvironment)
+			if v, ok := fe.getenv(name); ok {
+				if fe.note != nil {
+					fe.note(v)
+				}
+				return cty.StringVal(v).WithMarks(marks), nil
 			}
 			if len(args) == 2 {
-				return args[1], nil
+				return args[1].WithMarks(marks), nil
 			}
 			return cty.NilVal, function.NewArgErrorf(0, "environment variable %s is not set; export it or pass a default: env(%q, \"...\")", name, name)
 		},
 	})
 }
 
-// fileFunc returns file(path): the contents of a regular file, relative
-// paths resolved against the policy directory.
-func fileFunc(dir string) function.Function {
+// fileFunc returns file(path): the contents of a regular file inside the
+// policy directory. Relative paths resolve against the directory; after
+// symlinks are resolved the file must still be inside it (no "..", no
+// /proc, no absolute path elsewhere). A credentials file, or a file holding
+// a private key, is sensitive.
+func fileFunc(fe funcEnv) function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			p := args[0].AsString()
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
+			given := args[0].AsString()
+			p, err := confinedPath(fe.dir, given)
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "%v", err)
 			}
 			fi, err := os.Stat(p)
 			if err != nil {
-				return cty.NilVal, function.NewArgErrorf(0, "reading %s: %v", p, err)
+				return cty.NilVal, function.NewArgErrorf(0, "reading %s: %v", given, err)
 			}
 			if !fi.Mode().IsRegular() {
-				return cty.NilVal, function.NewArgErrorf(0, "%s is not a regular file", p)
+				return cty.NilVal, function.NewArgErrorf(0, "%s is not a regular file", given)
 			}
 			f, err := os.Open(p)
 			if err != nil {
-				return cty.NilVal, function.NewArgErrorf(0, "reading %s: %v", p, err)
+				return cty.NilVal, function.NewArgErrorf(0, "reading %s: %v", given, err)
 			}
 			defer f.Close()
 			b, err := io.ReadAll(io.LimitReader(f, maxFileFunctionBytes+1))
 			if err != nil {
-				return cty.NilVal, function.NewArgErrorf(0, "reading %s: %v", p, err)
+				return cty.NilVal, function.NewArgErrorf(0, "reading %s: %v", given, err)
 			}
 			if len(b) > maxFileFunctionBytes {
-				return cty.NilVal, function.NewArgErrorf(0, "%s is larger than %d bytes; file() is for small snippets", p, maxFileFunctionBytes)
+				return cty.NilVal, function.NewArgErrorf(0, "%s is larger than %d bytes; file() is for small snippets", given, maxFileFunctionBytes)
 			}
-			return cty.StringVal(string(b)), nil
+			v := cty.StringVal(string(b))
+			if fe.secretFiles[p] || strings.Contains(string(b), "PRIVATE KEY") {
+				if fe.note != nil {
+					fe.note(string(b))
+					fe.note(strings.TrimRight(string(b), "\r\n"))
+				}
+				v = v.Mark(markSensitive)
+			}
+			return v, nil
 		},
 	})
+}
+
+// confinedPath resolves p (relative to dir, or absolute) with symlinks
+// followed and returns it only if it lies inside dir (itself resolved).
+func confinedPath(dir, p string) (string, error) {
+	rule := "file() reads only files inside the policy directory"
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolving the policy directory: %v", err)
+	}
+	full := p
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(dir, full)
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", fmt.Errorf("reading %s: no such file in the policy directory", p)
+		}
+		return "", fmt.Errorf("reading %s: %v", p, err)
+	}
+	rel, err := filepath.Rel(realDir, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s is outside the policy directory (after resolving symlinks); %s", p, rule)
+	}
+	return real, nil
 }
 
 // rangeFunc is Terraform's range(end), range(start, end), range(start,

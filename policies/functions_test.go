@@ -16,8 +16,17 @@ func TestFunctions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "motd.txt"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.txt"), []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "link-out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("motd.txt", filepath.Join(dir, "link-in")); err != nil {
+		t.Fatal(err)
+	}
 	getenv := func(k string) (string, bool) {
-		v, ok := map[string]string{"SITE": "lab"}[k]
+		v, ok := map[string]string{"ROCE_SITE": "lab", "SITE": "lab"}[k]
 		return v, ok
 	}
 	ctx := &hcl.EvalContext{Functions: functions(dir, getenv)}
@@ -55,9 +64,16 @@ func TestFunctions(t *testing.T) {
 		{expr: `join("-", split(",", "a,b"))`, want: "a-b"},
 		{expr: `length(concat([1], [2, 3]))`, want: "3"},
 		{expr: `join(",", keys({x = 1, y = 2}))`, want: "x,y"},
-		{expr: `env("SITE")`, want: "lab"},
-		{expr: `env("MISSING", "fallback")`, want: "fallback"},
-		{expr: `env("MISSING")`, wantErr: "environment variable MISSING is not set"},
+		{expr: `env("ROCE_SITE")`, want: "lab"},
+		{expr: `env("ROCE_MISSING", "fallback")`, want: "fallback"},
+		{expr: `env("ROCE_MISSING")`, wantErr: "environment variable ROCE_MISSING is not set"},
+		{expr: `env("SITE")`, wantErr: "may read only environment variables whose names start with ROCE_"},
+		{expr: `env("NEXUS_PASSWORD", "x")`, wantErr: "may read only environment variables"},
+		{expr: `file("../outside.txt")`, wantErr: "outside the policy directory"},
+		{expr: `file("/etc/hostname")`, wantErr: "outside the policy directory"},
+		{expr: `file("/proc/self/environ")`, wantErr: "outside the policy directory"},
+		{expr: `file("link-out")`, wantErr: "outside the policy directory"},
+		{expr: `file("link-in")`, want: "hello\n"},
 		{expr: `file("motd.txt")`, want: "hello\n"},
 		{expr: `file("absent.txt")`, wantErr: "absent.txt"},
 		{expr: `file(".")`, wantErr: "is not a regular file"},
@@ -78,6 +94,7 @@ func TestFunctions(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
+			v, _ = v.Unmark()
 			if got := renderValue(v); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,10 @@ type LoadOptions struct {
 	VarFiles []string                    // "-var-file" paths (HCL attribute files, like .tfvars)
 	Getenv   func(string) (string, bool) // env lookup for ROCE_VAR_*, env(); nil = os.LookupEnv
 	Caps     platforms.Table             // nil = platforms.Default()
+	// Context, when set, stops the load between steps once it is done (a
+	// SIGINT or SIGTERM): Load then returns an "Interrupted" error and no
+	// fabric. nil = never interrupted.
+	Context context.Context
 }
 
 // topSchema is the set of blocks a policy file may contain.
@@ -49,6 +54,17 @@ type loader struct {
 	// *Switch, *Host, *NIC, *Credentials) for semantic validation.
 	ranges map[any]attrRanges
 	funcs  map[string]function.Function // built on first use
+	// envNames and secretFiles come from the credentials settings written
+	// in the policy (password_env, key_env; password_file, key_file): the
+	// variables env() may read besides ROCE_*, and the files whose file()
+	// contents are sensitive.
+	envNames    map[string]bool
+	secretFiles map[string]bool
+	// secrets are the sensitive strings seen while evaluating, scrubbed from
+	// every diagnostic and handed to the Fabric for the saved-plan guard.
+	secrets map[string]bool
+	// sensitiveVars are the variables declared sensitive = true.
+	sensitiveVars map[string]bool
 }
 
 // Load parses every *.hcl in dir, evaluates variables, locals, for_each and
@@ -67,13 +83,34 @@ func Load(dir string, opts LoadOptions) (*Fabric, *Sources, hcl.Diagnostics) {
 	if err != nil {
 		absDir = dir
 	}
-	l := &loader{dir: dir, absDir: absDir, opts: opts, src: newSources(), parser: hclparse.NewParser(), ranges: map[any]attrRanges{}}
+	l := &loader{dir: dir, absDir: absDir, opts: opts, src: newSources(), parser: hclparse.NewParser(), ranges: map[any]attrRanges{},
+		envNames: map[string]bool{}, secretFiles: map[string]bool{}}
 	f := l.load()
-	diags := collapseRepeats(l.diags)
+	if !l.diags.HasErrors() {
+		l.interrupted() // a signal during the last step still refuses the result
+	}
+	diags := scrubDiagnostics(collapseRepeats(l.diags), l.secretList())
 	if diags.HasErrors() {
 		return nil, l.src, diags
 	}
+	f.sensitive = l.secretList()
 	return f, l.src, diags
+}
+
+// interrupted reports (once, as an error diagnostic) whether the load's
+// context is done.
+func (l *loader) interrupted() bool {
+	if l.opts.Context == nil || l.opts.Context.Err() == nil {
+		return false
+	}
+	for _, d := range l.diags {
+		if d.Summary == "Interrupted" {
+			return true
+		}
+	}
+	l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Interrupted",
+		Detail: fmt.Sprintf("Loading the policy was stopped (%v) before it finished; nothing was planned or changed.", context.Cause(l.opts.Context))})
+	return true
 }
 
 func (l *loader) load() *Fabric {
@@ -87,9 +124,16 @@ func (l *loader) load() *Fabric {
 		l.diags = append(l.diags, diags...)
 		blocks = append(blocks, content.Blocks...)
 	}
+	if l.checkBlockCount(blocks) || l.interrupted() {
+		return nil
+	}
+	l.scanCredentialSettings(bodies)
 	vars := l.variables(blocks.OfType("variable"))
+	if l.interrupted() {
+		return nil
+	}
 	locals := l.locals(blocks.OfType("locals"), vars)
-	if l.diags.HasErrors() {
+	if l.diags.HasErrors() || l.interrupted() {
 		return nil
 	}
 	ctx := l.evalContext(vars, locals)
@@ -101,15 +145,21 @@ func (l *loader) load() *Fabric {
 	for _, b := range blocks.OfType("lossless") {
 		l.decodeLossless(b, ctx, f)
 	}
-	for _, b := range blocks.OfType("switch") {
+	for i, b := range blocks.OfType("switch") {
+		if i%256 == 0 && l.interrupted() {
+			return nil
+		}
 		l.decodeSwitchBlock(b, ctx, f)
 	}
-	for _, b := range blocks.OfType("host") {
+	for i, b := range blocks.OfType("host") {
+		if i%256 == 0 && l.interrupted() {
+			return nil
+		}
 		l.decodeHostBlock(b, ctx, f)
 	}
 	f.Probe = l.decodeProbe(single(l, blocks.OfType("probe")), ctx)
 	f.Rollout = l.decodeRollout(single(l, blocks.OfType("rollout")), ctx)
-	if l.diags.HasErrors() {
+	if l.diags.HasErrors() || l.interrupted() {
 		// Semantic checks on half-decoded objects would only add noise.
 		return nil
 	}
@@ -138,18 +188,39 @@ func (l *loader) parseDir() []hcl.Body {
 			Detail: fmt.Sprintf("%s holds no *.hcl files. Pass the directory that holds the policy, or see examples/.", l.dir)})
 		return nil
 	}
+	if len(names) > maxPolicyFiles {
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Too many policy files",
+			Detail: fmt.Sprintf("%s holds %d *.hcl files, more than the limit of %d.", l.dir, len(names), maxPolicyFiles)})
+		return nil
+	}
 	var bodies []hcl.Body
+	total := 0
 	for _, n := range names {
+		if l.interrupted() {
+			return nil
+		}
 		path := filepath.Join(l.dir, n)
-		src, err := os.ReadFile(path)
+		src, err := readLimited(path, maxPolicyFileBytes)
 		if err != nil {
 			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read policy file",
 				Detail: fmt.Sprintf("Reading %s: %v.", path, err)})
 			continue
 		}
+		if total += len(src); total > maxPolicyBytes {
+			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Policy too large",
+				Detail: fmt.Sprintf("The *.hcl files of %s add up to more than %d bytes.", l.dir, maxPolicyBytes)})
+			return nil
+		}
+		if d := checkNesting(src, path); d != nil {
+			l.diags = append(l.diags, d)
+			continue
+		}
 		f, diags := l.parser.ParseHCL(src, path)
 		l.diags = append(l.diags, diags...)
 		l.src.add(path, n, f)
+		if f != nil {
+			l.redactSecretAttrs(f)
+		}
 		if f != nil && f.Body != nil {
 			bodies = append(bodies, f.Body)
 		}

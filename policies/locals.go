@@ -11,10 +11,13 @@ import (
 )
 
 // locals evaluates every attribute of every locals block. Locals may refer
-// to each other in any order; they are evaluated once their references are
-// ready, and what is left when nothing more can be evaluated is a cycle.
+// to each other in any order; they are evaluated in dependency order
+// (Kahn's algorithm), each in a scope holding only the locals it refers to,
+// so the work is linear in the number of locals and references. What is
+// left when nothing more can be evaluated is a cycle.
 func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
 	pending := map[string]*hcl.Attribute{}
+	var order []string
 	for _, b := range blocks {
 		attrs, diags := b.Body.JustAttributes()
 		l.diags = append(l.diags, diags...)
@@ -25,62 +28,97 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
 				continue
 			}
 			pending[n] = a
+			order = append(order, n)
 		}
 	}
-	done := map[string]cty.Value{}
-	for len(pending) > 0 {
-		names := make([]string, 0, len(pending))
-		for n := range pending {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		progress := false
-		for _, n := range names {
-			a := pending[n]
-			if !localsReady(a.Expr, pending) {
+	if len(order) > maxLocals {
+		l.diags = append(l.diags, errorDiag(pending[order[maxLocals]].NameRange, "Too many local values",
+			fmt.Sprintf("The policy defines %d local values, more than the limit of %d.", len(order), maxLocals)))
+		return cty.EmptyObjectVal
+	}
+	sort.Strings(order)
+
+	// deps[n]: the locals n refers to; whole: n refers to the bare local
+	// object; users[d]: the locals that refer to d.
+	deps := make(map[string][]string, len(order))
+	whole := map[string]bool{}
+	users := make(map[string][]string, len(order))
+	indeg := make(map[string]int, len(order))
+	for _, n := range order {
+		seen := map[string]bool{}
+		for _, t := range pending[n].Expr.Variables() {
+			if t.RootName() != "local" {
 				continue
 			}
-			ctx := l.evalContext(vars, cty.ObjectVal(done))
-			v, diags := a.Expr.Value(ctx)
-			l.diags = append(l.diags, diags...)
-			if diags.HasErrors() {
-				v = cty.DynamicVal
+			if len(t) < 2 {
+				whole[n] = true
+				continue
 			}
-			done[n] = v
-			delete(pending, n)
-			progress = true
+			a, ok := t[1].(hcl.TraverseAttr)
+			if !ok || seen[a.Name] {
+				continue
+			}
+			if _, declared := pending[a.Name]; !declared {
+				continue // reported as an unknown attribute when evaluated
+			}
+			seen[a.Name] = true
+			deps[n] = append(deps[n], a.Name)
+			users[a.Name] = append(users[a.Name], n)
+			indeg[n]++
 		}
-		if !progress {
-			names = names[:0]
-			for n := range pending {
-				names = append(names, n)
+	}
+
+	done := make(map[string]cty.Value, len(order))
+	queue := make([]string, 0, len(order))
+	for _, n := range order {
+		if indeg[n] == 0 {
+			queue = append(queue, n)
+		}
+	}
+	for i := 0; i < len(queue); i++ {
+		if i%1024 == 0 && l.interrupted() {
+			return cty.DynamicVal
+		}
+		n := queue[i]
+		scope := make(map[string]cty.Value, len(deps[n]))
+		for _, d := range deps[n] {
+			scope[d] = done[d]
+		}
+		if whole[n] {
+			for k, v := range done {
+				scope[k] = v
 			}
-			sort.Strings(names)
-			for _, n := range names {
-				l.diags = append(l.diags, errorDiag(pending[n].NameRange, "Cycle in local values",
-					fmt.Sprintf("local.%s depends on itself through %s; break the cycle.", n, "local."+strings.Join(names, ", local."))))
-				done[n] = cty.DynamicVal
+		}
+		v, diags := pending[n].Expr.Value(l.evalContext(vars, cty.ObjectVal(scope)))
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			v = cty.DynamicVal
+		}
+		done[n] = v
+		for _, u := range users[n] {
+			if indeg[u]--; indeg[u] == 0 {
+				queue = append(queue, u)
 			}
-			break
+		}
+	}
+	if len(done) < len(order) {
+		var cyc []string
+		for _, n := range order {
+			if _, ok := done[n]; !ok {
+				cyc = append(cyc, n)
+			}
+		}
+		through := cyc
+		if len(through) > 10 {
+			through = append(append([]string(nil), cyc[:10]...), fmt.Sprintf("... (%d more)", len(cyc)-10))
+		}
+		for _, n := range cyc {
+			l.diags = append(l.diags, errorDiag(pending[n].NameRange, "Cycle in local values",
+				fmt.Sprintf("local.%s depends on itself through %s; break the cycle.", n, "local."+strings.Join(through, ", local."))))
+			done[n] = cty.DynamicVal
 		}
 	}
 	return cty.ObjectVal(done)
-}
-
-// localsReady reports whether every local.X that expr refers to is no
-// longer pending.
-func localsReady(expr hcl.Expression, pending map[string]*hcl.Attribute) bool {
-	for _, t := range expr.Variables() {
-		if t.RootName() != "local" || len(t) < 2 {
-			continue
-		}
-		if a, ok := t[1].(hcl.TraverseAttr); ok {
-			if _, waiting := pending[a.Name]; waiting {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // evalContext is the scope of every policy expression.
@@ -94,7 +132,7 @@ func (l *loader) evalContext(vars, locals cty.Value) *hcl.EvalContext {
 // functions builds the function table once per Load.
 func (l *loader) functions() map[string]function.Function {
 	if l.funcs == nil {
-		l.funcs = functions(l.absDir, l.opts.Getenv)
+		l.funcs = functionsFor(funcEnv{dir: l.absDir, getenv: l.opts.Getenv, envNames: l.envNames, secretFiles: l.secretFiles, note: l.noteSecret})
 	}
 	return l.funcs
 }

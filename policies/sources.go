@@ -24,10 +24,62 @@ type Sources struct {
 	// for policy files and "var-file:<path as given>" for var files, so the
 	// digest does not depend on where the policy directory lives.
 	digestName map[string]string
+	// redacted are source ranges never shown in a snippet (secret-named
+	// attributes, values of sensitive variables), per file name.
+	redacted map[string][]hcl.Range
 }
 
 func newSources() *Sources {
-	return &Sources{files: map[string]*hcl.File{}, digestName: map[string]string{}}
+	return &Sources{files: map[string]*hcl.File{}, digestName: map[string]string{}, redacted: map[string][]hcl.Range{}}
+}
+
+// redact hides rng in every snippet printed from its file.
+func (s *Sources) redact(rng hcl.Range) {
+	s.redacted[rng.Filename] = append(s.redacted[rng.Filename], rng)
+}
+
+// displayFiles returns the files as snippets may show them: a copy of each
+// file with a redacted range has those bytes replaced by "(sensitive)"
+// (padded, or shortened to asterisks) so every other position stays put.
+func (s *Sources) displayFiles() map[string]*hcl.File {
+	out := make(map[string]*hcl.File, len(s.files))
+	for name, f := range s.files {
+		rngs := s.redacted[name]
+		if f == nil || len(rngs) == 0 {
+			out[name] = f
+			continue
+		}
+		b := append([]byte(nil), f.Bytes...)
+		for _, r := range rngs {
+			maskBytes(b, r.Start.Byte, r.End.Byte)
+		}
+		out[name] = &hcl.File{Body: f.Body, Bytes: b, Nav: f.Nav}
+	}
+	return out
+}
+
+// maskBytes overwrites b[start:end] with Redacted (then spaces), or with
+// asterisks when the range is shorter, keeping line breaks so line numbers
+// and columns of the rest of the file do not move.
+func maskBytes(b []byte, start, end int) {
+	if start < 0 || end > len(b) || start >= end {
+		return
+	}
+	word := []byte(Redacted)
+	short := end-start < len(word)
+	j := 0
+	for i := start; i < end; i++ {
+		switch {
+		case b[i] == '\n' || b[i] == '\r':
+		case short:
+			b[i] = '*'
+		case j < len(word):
+			b[i] = word[j]
+			j++
+		default:
+			b[i] = ' '
+		}
+	}
 }
 
 func (s *Sources) add(name, digestName string, f *hcl.File) {
@@ -51,7 +103,7 @@ func (s *Sources) Files() []string {
 func (s *Sources) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool) error {
 	files := map[string]*hcl.File{}
 	if s != nil {
-		files = s.files
+		files = s.displayFiles()
 	}
 	if color {
 		if err := hcl.NewDiagnosticTextWriter(w, files, 0, true).WriteDiagnostics(diags); err != nil {

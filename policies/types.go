@@ -24,6 +24,10 @@ type Fabric struct {
 	Credentials map[string]*Credentials
 	Probe       *Probe  // nil when the policy has no probe block
 	Rollout     Rollout // defaults filled in when the block is absent
+
+	// sensitive are the sensitive strings evaluated while loading
+	// (SensitiveValues), never shown; kept so a saved plan can be checked.
+	sensitive []string
 }
 
 // MatchKind says how a lossless class recognises its traffic.

@@ -32,6 +32,7 @@ type variable struct {
 	def         cty.Value // cty.NilVal when there is no default
 	validations []*hcl.Block
 	decl        hcl.Range
+	sensitive   bool // sensitive = true: the value is marked sensitive
 }
 
 // assigned is a value for a variable and where it came from.
@@ -75,7 +76,9 @@ func (l *loader) variables(blocks hcl.Blocks) cty.Value {
 		if raw, ok := l.opts.Getenv(envVarPrefix + n); ok {
 			from := "environment variable " + envVarPrefix + n
 			if v, ok := l.parseRawVar(decls[n], raw, from); ok {
-				*vals[n] = assigned{val: v, from: from, hasVal: true}
+				// Marked so settings that lower transport trust can refuse
+				// a value that only the environment set.
+				*vals[n] = assigned{val: v.Mark(markEnvironment), from: from, hasVal: true}
 			}
 		}
 	}
@@ -121,6 +124,10 @@ func (l *loader) variables(blocks hcl.Blocks) cty.Value {
 			out[n] = cty.DynamicVal
 			continue
 		}
+		if d.sensitive {
+			l.noteSecretsIn(v)
+			v = v.Mark(markSensitive)
+		}
 		out[n] = v
 		l.checkValidations(d, v, a.from)
 	}
@@ -138,6 +145,19 @@ func (l *loader) decodeVariable(b *hcl.Block) *variable {
 		l.diags = append(l.diags, errorDiag(b.LabelRanges[0], "Invalid variable name",
 			fmt.Sprintf("%q is not a valid name; use letters, digits, underscores and dashes, starting with a letter.", v.name)))
 		return nil
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		sv, diags := a.Expr.Value(nil)
+		l.diags = append(l.diags, diags...)
+		if sv, err := convert.Convert(sv, cty.Bool); err != nil || sv.IsNull() || !sv.IsKnown() {
+			l.diags = append(l.diags, errorDiag(a.Expr.Range(), "Invalid sensitive value",
+				fmt.Sprintf("variable %q: sensitive must be true or false.", v.name)))
+		} else {
+			v.sensitive = sv.True()
+		}
+	}
+	if a, ok := content.Attributes["default"]; ok && v.sensitive {
+		l.src.redact(a.Expr.Range())
 	}
 	if a, ok := content.Attributes["type"]; ok {
 		ty, diags := typeexpr.TypeConstraint(a.Expr)
@@ -192,12 +212,23 @@ func (l *loader) parseRawVar(d *variable, raw, from string) (cty.Value, bool) {
 // readVarFile applies a .tfvars-style file of name = value attributes.
 // Values are constants: no variables or functions, as in Terraform.
 func (l *loader) readVarFile(path string, decls map[string]*variable, vals map[string]*assigned) {
-	f, diags := l.parser.ParseHCLFile(path)
+	src, err := readLimited(path, maxPolicyFileBytes)
+	if err != nil {
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read variable file",
+			Detail: fmt.Sprintf("Reading -var-file %s: %v.", path, err)})
+		return
+	}
+	if d := checkNesting(src, path); d != nil {
+		l.diags = append(l.diags, d)
+		return
+	}
+	f, diags := l.parser.ParseHCL(src, path)
 	l.diags = append(l.diags, diags...)
 	if f == nil {
 		return
 	}
 	l.src.add(path, "var-file:"+path, f)
+	l.redactSecretAttrs(f)
 	if diags.HasErrors() {
 		return
 	}
@@ -221,6 +252,9 @@ func (l *loader) readVarFile(path string, decls map[string]*variable, vals map[s
 			continue
 		}
 		rng := a.Expr.Range()
+		if decls[n].sensitive {
+			l.src.redact(rng)
+		}
 		*vals[n] = assigned{val: v, from: path, rng: &rng, hasVal: true}
 	}
 }
@@ -244,6 +278,7 @@ func (l *loader) checkValidations(d *variable, v cty.Value, from string) {
 		if diags.HasErrors() {
 			continue
 		}
+		res, _ = res.UnmarkDeep()
 		res, err := convert.Convert(res, cty.Bool)
 		if err != nil || res.IsNull() || !res.IsKnown() {
 			l.diags = append(l.diags, errorDiag(cond.Expr.Range(), "Invalid validation condition",
