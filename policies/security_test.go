@@ -271,7 +271,7 @@ locals {
 
 func TestSecretForms(t *testing.T) {
 	forms := SecretForms("pa\"ss\nword")
-	for _, want := range []string{"pa\"ss\nword", `pa\"ss\nword`, "cGEic3MKd29yZA==", "PA\"SS\nWORD", "7061227373", "cGEic3MKd29yZA"} {
+	for _, want := range []string{"pa\"ss\nword", `pa\"ss\nword`, "cGEic3MKd29yZA==", "7061227373", "cGEic3MKd29yZA"} {
 		found := false
 		for _, f := range forms {
 			if strings.Contains(f, want) || f == want {

@@ -199,8 +199,8 @@ func lookupRoot(ctx *hcl.EvalContext, name string) (cty.Value, bool) {
 
 // SecretForms returns s and the encodings in which it could land in a plan,
 // a report or a log without appearing verbatim: JSON-escaped, base64 (std
-// and URL, padded or not), hex, trimmed of surrounding white space, and
-// upper/lower case. Used to scrub diagnostics and by the saved-plan guard.
+// and URL, padded or not), hex, and trimmed of surrounding white space.
+// Used to scrub diagnostics and by the saved-plan guard.
 func SecretForms(s string) []string {
 	if len(s) < minScrubLen {
 		return nil
@@ -226,8 +226,6 @@ func SecretForms(s string) []string {
 	add(base64.URLEncoding.EncodeToString([]byte(s)))
 	add(base64.RawURLEncoding.EncodeToString([]byte(s)))
 	add(hex.EncodeToString([]byte(s)))
-	add(strings.ToUpper(s))
-	add(strings.ToLower(s))
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
 }
