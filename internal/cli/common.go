@@ -4,13 +4,16 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -79,7 +82,11 @@ var ErrReported = errors.New("errors reported above")
 // LoadFabric loads and validates the policy in dir, printing every
 // diagnostic (errors and warnings) to stderr in HCL's own format.
 func (c *Common) LoadFabric(dir string, stderr io.Writer) (*policies.Fabric, *policies.Sources, error) {
-	fab, src, diags := policies.Load(dir, policies.LoadOptions{Vars: c.Vars, VarFiles: c.VarFiles, Getenv: os.LookupEnv})
+	// SIGINT/SIGTERM stop the load between steps (nothing is planned or
+	// changed); the CLIs' own signal contexts take over after it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fab, src, diags := policies.Load(dir, policies.LoadOptions{Vars: c.Vars, VarFiles: c.VarFiles, Getenv: os.LookupEnv, Context: ctx})
 	if len(diags) > 0 {
 		if src != nil {
 			_ = src.WriteDiagnostics(stderr, diags, c.Color(stderr))
@@ -104,11 +111,18 @@ func Secrets(fab *policies.Fabric) []plan.Redaction {
 		if err != nil {
 			continue
 		}
-		if s.Password != "" {
-			out = append(out, plan.Redaction{Name: "credentials." + name + " password", Value: s.Password})
+		for _, form := range policies.SecretForms(s.Password) {
+			out = append(out, plan.Redaction{Name: "credentials." + name + " password", Value: form})
 		}
 		if len(s.Key) > 0 {
 			out = append(out, plan.Redaction{Name: "credentials." + name + " key", Value: string(s.Key)})
+		}
+	}
+	// What the policy evaluated from env(), secret files and sensitive
+	// variables, in every encoding it could be saved in.
+	for i, v := range fab.SensitiveValues() {
+		for _, form := range policies.SecretForms(v) {
+			out = append(out, plan.Redaction{Name: fmt.Sprintf("sensitive value #%d of the policy", i+1), Value: form})
 		}
 	}
 	return out
