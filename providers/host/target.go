@@ -57,6 +57,9 @@ func New(env plan.Env, h *policies.Host) (plan.Target, error) {
 	}
 	t := &Target{name: h.Name, fab: env.Fabric, h: h}
 	if h.Local {
+		if _, err := checkLocalHost(addr, h, root, nics.HostNetns{}); err != nil {
+			return nil, err // a lab host outside its lab namespace
+		}
 		t.endpoint = "local"
 		if h.Netns != "" {
 			t.endpoint = "netns " + h.Netns
@@ -127,6 +130,9 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 		return tp, fmt.Errorf("%s: encode payload: %w", t.Address(), err)
 	}
 	tp.Payload = payload
+	if err := t.markThisMachine(ctx, tp, rd.Resolved); err != nil {
+		return tp, err
+	}
 	for i := range tp.Changes {
 		if tp.Changes[i].Note == "" && len(rd.Notes) > 0 && strings.HasPrefix(tp.Changes[i].Address, "file:") {
 			for _, n := range rd.Notes {
@@ -186,6 +192,11 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, failAfter int) 
 		res.Status = plan.StatusRefused
 		res.Error = "the plan's host payload is not what the policy renders now; re-run roce-plan (" + err.Error() + "); nothing was sent"
 		return res, fmt.Errorf("%s: %s", t.Address(), res.Error)
+	}
+	if err := t.checkThisMachineApply(ctx, tp, &desired); err != nil {
+		res.Status = plan.StatusRefused
+		res.Error = err.Error()
+		return res, err
 	}
 	resp, err := t.client.Call(ctx, agentproto.Request{Op: agentproto.OpApply, Desired: &desired, Fingerprint: tp.Fingerprint, FailAfterStep: failAfter})
 	if resp != nil && resp.Apply != nil {
