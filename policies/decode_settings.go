@@ -2,10 +2,24 @@ package policies
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rocefabric/roce/nics/perftest"
 )
+
+// quotedList writes names as "a", "b" or "c".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
 
 // Defaults for the probe and rollout blocks.
 const (
@@ -21,7 +35,6 @@ const (
 	DefaultRolloutParallelism = 32
 )
 
-var probeTools = []string{"ib_write_bw", "ib_send_bw", "ib_read_bw"}
 
 var probeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "tool"}, {Name: "command"}, {Name: "duration"}, {Name: "message_size"}, {Name: "qps"}, {Name: "rdma_cm"},
@@ -47,11 +60,18 @@ func (l *loader) decodeProbe(b *hcl.Block, ctx *hcl.EvalContext) *Probe {
 		Tool: DefaultProbeTool, Duration: DefaultProbeDuration, MessageSize: DefaultProbeMessageSize,
 		QPs: DefaultProbeQPs, BasePort: DefaultProbeBasePort, Timeout: DefaultProbeTimeout,
 	}
-	if r.str("tool", &p.Tool) && !containsString(probeTools, p.Tool) {
-		r.attrError("tool", "Unknown probe tool", fmt.Sprintf("probe: tool = %q; use \"ib_write_bw\", \"ib_send_bw\" or \"ib_read_bw\".", p.Tool))
+	if r.str("tool", &p.Tool) && !perftest.IsBandwidthTool(p.Tool) {
+		why := "roce-verify measures bandwidth"
+		if !perftest.IsKnownTool(p.Tool) {
+			why = "a probe runs only a known perftest tool, never another program"
+		}
+		r.attrError("tool", "Unknown probe tool", fmt.Sprintf("probe: tool = %q; %s: use %s.", p.Tool, why, quotedList(perftest.BandwidthTools())))
 	}
-	if r.strList("command", &p.Command) && len(p.Command) == 0 {
-		r.attrError("command", "Empty probe command", "probe: command must name the executable, e.g. [\"/opt/perftest/bin/ib_write_bw\"], or be left out.")
+	if r.has("command") {
+		// Never evaluated: a command line in a policy would run anything on
+		// the hosts (and on this machine with roce-verify -local-probes).
+		l.diags = append(l.diags, errorDiag(content.Attributes["command"].Range, "Probe command not allowed",
+			fmt.Sprintf("probe: command is not accepted: a probe names a perftest tool with tool = %s and typed options (duration, message_size, qps, rdma_cm), and roce runs that tool itself. A policy cannot name a program or a command line to run. Remove command; to use perftest from another directory, put it on the hosts' PATH.", quotedList(perftest.BandwidthTools()))))
 	}
 	if r.duration("duration", &p.Duration) && p.Duration < time.Second {
 		r.attrError("duration", "Probe too short", fmt.Sprintf("probe: duration = %s; perftest measures whole seconds, use at least \"1s\".", p.Duration))

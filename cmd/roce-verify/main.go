@@ -31,6 +31,11 @@ the RoCE ceiling of the link. Around every round it reads PFC state and
 counters from the switches and hosts and flags PFC not operational, drops on
 the lossless class, pause storms and out-of-sequence packets.
 
+-local-probes runs the probes on this machine instead of through the hosts'
+agents; it is refused unless -allow-this-machine is given too (in CI as
+well): a policy from a pull request must never make roce-verify run
+programs on the machine running it.
+
 After an upgrade, run roce-plan (drift) and then:
   roce-verify -baseline baseline.json      (recorded earlier with -record-baseline)
 
@@ -58,7 +63,9 @@ type flags struct {
 	out            string
 	probeCommand   string
 	localProbes    bool
+	allowThis      bool
 	pauseStormPPS  float64
+	emulated       string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan.Registry) int {
@@ -76,8 +83,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	fs.StringVar(&f.format, "format", verify.FormatText, "report format: text, json, junit or markdown")
 	fs.StringVar(&f.out, "out", "", "write the report to `FILE` (the text report still goes to stdout)")
 	fs.StringVar(&f.probeCommand, "probe-command", "", "run this `command` instead of the perftest tool (space-separated, no quoting); overrides probe { command }")
-	fs.BoolVar(&f.localProbes, "local-probes", false, "run every probe's perftest on this machine instead of through the host agents (lab hosts, substitute commands)")
+	fs.BoolVar(&f.localProbes, "local-probes", false, "run every probe's perftest on this machine instead of through the host agents (lab hosts, substitute commands); needs -allow-this-machine")
+	fs.BoolVar(&f.allowThis, "allow-this-machine", false, "consent to -local-probes running programs on the machine roce-verify runs on (never implied, also not in CI)")
 	fs.Float64Var(&f.pauseStormPPS, "pause-storm-pps", verify.DefaultPauseStormPPS, "pause frames per second on one port and priority reported as a pause storm")
+	fs.StringVar(&f.emulated, "emulated", "auto", "the lab's emulated RDMA device: auto (lab hosts only), on (every probe; non-lab hosts are refused) or off (perftest everywhere); see docs/verify.md")
 	fs.Usage = cli.Usage(fs, usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -107,6 +116,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	if f.pauseStormPPS <= 0 {
 		return fail("-pause-storm-pps must be positive")
 	}
+	switch f.emulated {
+	case "auto":
+		f.emulated = verify.EmulationAuto
+	case verify.EmulationOn, verify.EmulationOff:
+	default:
+		return fail("-emulated %q: want auto, on or off", f.emulated)
+	}
+	if f.localProbes && !f.allowThis {
+		where := "add -allow-this-machine to the command line if running perftest here is intended"
+		if os.Getenv("CI") == "true" {
+			where = "CI=true: this job would run programs on the CI runner itself; add -allow-this-machine in the pipeline file only if that is intended"
+		}
+		return fail("-local-probes runs every probe's perftest on this machine, not on the policy's hosts; refused without -allow-this-machine (%s). Nothing was run.", where)
+	}
 	if f.baseline != "" && f.baseline == f.recordBaseline {
 		return fail("-baseline and -record-baseline name the same file %s; record to a new file", f.baseline)
 	}
@@ -121,6 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 		Parallelism:      c.Parallelism,
 		TolerancePercent: f.tolerance,
 		PauseStormPPS:    f.pauseStormPPS,
+		Emulation:        f.emulated,
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		if fl.Name == "timeout" {

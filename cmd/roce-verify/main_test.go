@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/rocefabric/roce/internal/testenv"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefabric/roce/internal/cli"
+	"github.com/rocefabric/roce/internal/testenv"
 	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/telemetry"
@@ -148,22 +148,22 @@ func TestCLIExitCodesAndFormats(t *testing.T) {
 	}{
 		{
 			name: "substitute passes", threshold: "90", reg: testRegistry("16.35.2000"),
-			args: []string{"-local-probes", "-probe-command", replay("multisize_gbps.txt")},
+			args: []string{"-local-probes", "-allow-this-machine", "-probe-command", replay("multisize_gbps.txt")},
 			exit: verify.ExitPass, stdout: []string{"roce-verify: PASS (exit 0)", "92.96 Gb/s of 98.01 Gb/s ceiling"},
 		},
 		{
 			name: "substitute below threshold", threshold: "90", reg: testRegistry("16.35.2000"),
-			args: []string{"-local-probes", "-probe-command", replay("rdma_cm_gbps.txt")},
+			args: []string{"-local-probes", "-allow-this-machine", "-probe-command", replay("rdma_cm_gbps.txt")},
 			exit: verify.ExitFailed, stdout: []string{"roce-verify: FAIL (exit 3)", "below threshold 90.00 Gb/s"},
 		},
 		{
 			name: "markdown", threshold: "90", reg: testRegistry("16.35.2000"),
-			args: []string{"-local-probes", "-format", "markdown", "-probe-command", replay("multisize_gbps.txt")},
+			args: []string{"-local-probes", "-allow-this-machine", "-format", "markdown", "-probe-command", replay("multisize_gbps.txt")},
 			exit: verify.ExitPass, stdout: []string{"## roce-verify: PASS", "| PASS | roce | 1 | host.a | host.b | 92.96 |"},
 		},
 		{
 			name: "junit", threshold: "90", reg: testRegistry("16.35.2000"),
-			args: []string{"-local-probes", "-format", "junit", "-probe-command", replay("multisize_gbps.txt")},
+			args: []string{"-local-probes", "-allow-this-machine", "-format", "junit", "-probe-command", replay("multisize_gbps.txt")},
 			exit: verify.ExitPass, stdout: []string{`<testsuites name="roce-verify"`, `classname="roce.probe.roce"`},
 		},
 		{
@@ -213,7 +213,7 @@ func TestCLIBaselineFlow(t *testing.T) {
 	dir := writePolicy(t, "30")
 	base := filepath.Join(t.TempDir(), "baseline.json")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"-local-probes", "-probe-command", replay("multisize_gbps.txt"), "-record-baseline", base, dir}, &out, &errb, testRegistry("16.35.2000"))
+	code := run(context.Background(), []string{"-local-probes", "-allow-this-machine", "-probe-command", replay("multisize_gbps.txt"), "-record-baseline", base, dir}, &out, &errb, testRegistry("16.35.2000"))
 	if code != 0 || !strings.Contains(errb.String(), "recorded baseline") {
 		t.Fatalf("record: exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
@@ -225,7 +225,7 @@ func TestCLIBaselineFlow(t *testing.T) {
 	out.Reset()
 	errb.Reset()
 	report := filepath.Join(t.TempDir(), "report.json")
-	code = run(context.Background(), []string{"-local-probes", "-probe-command", replay("rdma_cm_gbps.txt"), "-baseline", base,
+	code = run(context.Background(), []string{"-local-probes", "-allow-this-machine", "-probe-command", replay("rdma_cm_gbps.txt"), "-baseline", base,
 		"-format", "json", "-out", report, dir}, &out, &errb, testRegistry("16.36.1010"))
 	if code != verify.ExitFailed {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, out.String(), errb.String())
@@ -257,7 +257,7 @@ func TestCLIRealPerftestNoDevice(t *testing.T) {
 	}
 	dir := writePolicy(t, "30")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"-local-probes", dir}, &out, &errb, testRegistry("1"))
+	code := run(context.Background(), []string{"-local-probes", "-allow-this-machine", dir}, &out, &errb, testRegistry("1"))
 	if code != verify.ExitError {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out.String(), errb.String())
 	}
@@ -298,5 +298,31 @@ func TestHelpDescribesVerifyFlags(t *testing.T) {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
+	}
+}
+
+// -local-probes runs programs on this machine: refused without
+// -allow-this-machine, in CI and outside it, before anything runs.
+func TestLocalProbesNeedConsent(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		t.Run("CI="+ci, func(t *testing.T) {
+			t.Setenv("CI", ci)
+			dir := writePolicy(t, "30")
+			ran := filepath.Join(t.TempDir(), "ran")
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{"-local-probes", "-probe-command", "touch " + ran, dir}, &out, &errb, testRegistry("1"))
+			if code != cli.ExitError {
+				t.Fatalf("exit %d, want %d\n%s", code, cli.ExitError, errb.String())
+			}
+			if !strings.Contains(errb.String(), "refused without -allow-this-machine") {
+				t.Errorf("stderr does not explain the refusal:\n%s", errb.String())
+			}
+			if ci == "true" && !strings.Contains(errb.String(), "CI runner") {
+				t.Errorf("in CI the refusal should say where the flag belongs:\n%s", errb.String())
+			}
+			if _, err := os.Stat(ran); err == nil {
+				t.Error("the probe command ran despite the refusal")
+			}
+		})
 	}
 }

@@ -22,7 +22,10 @@ const DefaultTool = ToolWriteBW
 // them from one value.
 type Options struct {
 	Tool    string   // ToolWriteBW (default) | ToolSendBW | ToolReadBW
-	Command []string // executable (+ leading args) override, from probe { command }
+	// Command overrides the executable (+ leading args). Only the operator
+	// sets it (roce-verify -probe-command); a policy cannot, and roce-agent
+	// accepts only an allowed tool here (CheckExecutable).
+	Command []string
 
 	Device   string // -d, RDMA device ("mlx5_0"); "" = perftest picks the first one
 	IBPort   int    // -i, RDMA port; 0 = perftest default (1)
@@ -51,10 +54,8 @@ func (o Options) IsServer() bool { return o.Server == "" }
 // Validate rejects options perftest would refuse or misread, naming the field.
 func (o Options) Validate() error {
 	if len(o.Command) == 0 {
-		switch o.Tool {
-		case "", ToolWriteBW, ToolSendBW, ToolReadBW:
-		default:
-			return fmt.Errorf("perftest: unknown tool %q (want %s, %s or %s, or set probe { command })", o.Tool, ToolWriteBW, ToolSendBW, ToolReadBW)
+		if o.Tool != "" && !IsBandwidthTool(o.Tool) {
+			return fmt.Errorf("perftest: unknown tool %q (want %s, %s or %s)", o.Tool, ToolWriteBW, ToolSendBW, ToolReadBW)
 		}
 	} else if o.Command[0] == "" {
 		return fmt.Errorf("perftest: probe command has an empty executable")

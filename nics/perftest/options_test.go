@@ -109,3 +109,28 @@ func TestDefaultTimeoutCoversTheRun(t *testing.T) {
 		}
 	}
 }
+
+func TestToolAllowList(t *testing.T) {
+	for _, tc := range []struct {
+		exe string
+		ok  bool
+	}{
+		{"ib_write_bw", true}, {"ib_read_bw", true}, {"ib_send_bw", true},
+		{"ib_write_lat", true}, {"ib_read_lat", true}, {"ib_send_lat", true},
+		{"/usr/bin/ib_write_bw", true},
+		{"sh", false}, {"/bin/sh", false}, {"bash -c id", false}, {"./ib_write_bw", false},
+		{"bin/ib_write_bw", false}, {"ib_write_bw;id", false}, {"IB_WRITE_BW", false}, {"", false},
+		{"ib_write_bw ", false}, {"/tmp/x/ib_write_bw/../sh", false},
+	} {
+		err := CheckExecutable(tc.exe)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckExecutable(%q) = %v, want ok=%v", tc.exe, err, tc.ok)
+		}
+	}
+	if IsBandwidthTool(ToolWriteLat) || !IsBandwidthTool(ToolSendBW) {
+		t.Error("IsBandwidthTool is wrong about the latency/bandwidth split")
+	}
+	if len(KnownTools()) != 6 || len(BandwidthTools()) != 3 {
+		t.Errorf("KnownTools %v, BandwidthTools %v", KnownTools(), BandwidthTools())
+	}
+}
