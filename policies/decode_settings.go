@@ -35,7 +35,6 @@ const (
 	DefaultRolloutParallelism = 32
 )
 
-
 var probeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "tool"}, {Name: "command"}, {Name: "duration"}, {Name: "message_size"}, {Name: "qps"}, {Name: "rdma_cm"},
 	{Name: "threshold_gbps"}, {Name: "threshold_fraction"}, {Name: "base_port"}, {Name: "timeout"},

@@ -21,7 +21,7 @@ const DefaultTool = ToolWriteBW
 // a pair must get the same options except Server, so the schedule builds
 // them from one value.
 type Options struct {
-	Tool    string   // ToolWriteBW (default) | ToolSendBW | ToolReadBW
+	Tool string // ToolWriteBW (default) | ToolSendBW | ToolReadBW
 	// Command overrides the executable (+ leading args). Only the operator
 	// sets it (roce-verify -probe-command); a policy cannot, and roce-agent
 	// accepts only an allowed tool here (CheckExecutable).
