@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/rocefabric/roce/plan"
 )
@@ -26,6 +27,17 @@ type ApplyOptions struct {
 	// FailAfterStep injects a failure after step N (1-based) to prove the
 	// restore path. Honoured only on lab hosts; refused elsewhere.
 	FailAfterStep int
+	// Hold, when set, is called at every point where a kill must leave a
+	// recoverable host: after the transaction record is written, before
+	// and after each step, before each restore step. The kill tests use it
+	// to stop the agent there (a Go value: no request can set it).
+	Hold func(point string)
+}
+
+func (o ApplyOptions) hold(point string) {
+	if o.Hold != nil {
+		o.Hold(point)
+	}
 }
 
 // ApplyReport is what an apply did.
@@ -37,6 +49,9 @@ type ApplyReport struct {
 	Restore     []StepResult `json:"restore,omitempty"`
 	Fingerprint string       `json:"fingerprint,omitempty"` // state after the apply
 	Notes       []string     `json:"notes,omitempty"`
+	// Transaction (refused) is the unfinished transaction that blocks a
+	// new apply until it is recovered.
+	Transaction *TxnSummary `json:"transaction,omitempty"`
 }
 
 type step struct {
@@ -45,15 +60,38 @@ type step struct {
 }
 
 // Apply brings the host to desired as one transaction: resolve and re-read
-// (refusing a stale plan), snapshot, run the steps, verify that a fresh read
-// has no changes left; on any failure restore the snapshot and prove it.
-// The report is never nil.
+// (refusing a stale plan), snapshot, write the transaction record, run the
+// steps (recording each before it is taken), verify that a fresh read has
+// no changes left, remove the record; on any failure restore the snapshot
+// and prove it. A host with an unfinished transaction (an earlier apply
+// was killed) is refused until Recover. The report is never nil.
 func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions) (*ApplyReport, error) {
 	rep := &ApplyReport{Status: plan.StatusFailed}
 	if opt.FailAfterStep != 0 && !s.Lab {
 		rep.Status = plan.StatusRefused
 		rep.Error = "fail_after_step is a lab-only fault injection; this host has no lab marker"
 		return rep, errors.New(rep.Error)
+	}
+	if err := CheckManaged(desired); err != nil {
+		rep.Status = plan.StatusRefused
+		rep.Error = "refusing the request: " + err.Error()
+		return rep, errors.New(rep.Error)
+	}
+	unlock, err := s.lockTxn()
+	if err != nil {
+		rep.Error = err.Error()
+		return rep, err
+	}
+	defer unlock()
+	if rec, err := s.PendingTxn(); err != nil {
+		rep.Error = err.Error()
+		return rep, err
+	} else if rec != nil {
+		rep.Status = plan.StatusRefused
+		rep.Transaction = rec.Summary()
+		err := fmt.Errorf("%w: %s; nothing was changed", ErrInterrupted, rep.Transaction)
+		rep.Error = err.Error()
+		return rep, err
 	}
 	rd, err := s.Read(ctx, desired)
 	if err != nil {
@@ -79,7 +117,24 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 		return rep, err
 	}
 	steps := s.steps(rd.Current, want)
+	tx := &TxnRecord{Version: txnVersion, ID: newTxnID(), Started: time.Now().UTC(), Phase: TxnApplying,
+		PlanFingerprint: opt.Fingerprint, Desired: want, Snapshot: sn}
+	for _, st := range steps {
+		tx.Steps = append(tx.Steps, TxnStep{Name: st.name, Detail: st.detail})
+	}
+	// Write-ahead: nothing changes on the host before the record is down.
+	if err := s.saveTxn(tx); err != nil {
+		rep.Error = err.Error() + "; nothing was changed"
+		return rep, errors.New(rep.Error)
+	}
+	opt.hold("recorded")
 	for i, st := range steps {
+		tx.Reached = i + 1
+		if err := s.saveTxn(tx); err != nil {
+			rep.FailedStep = st.name
+			return s.rollback(ctx, rep, tx, opt, fmt.Errorf("before step %d %s: %w", i+1, st.name, err))
+		}
+		opt.hold(fmt.Sprintf("step %d %s", i+1, st.name))
 		r := StepResult{Name: st.name, Detail: st.detail}
 		err := st.do(ctx)
 		if err == nil && opt.FailAfterStep == i+1 {
@@ -90,49 +145,64 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 			r.Error = err.Error()
 			rep.Steps = append(rep.Steps, r)
 			rep.FailedStep = st.name
-			return s.rollback(ctx, rep, sn, want, fmt.Errorf("step %d %s: %w", i+1, st.name, err))
+			return s.rollback(ctx, rep, tx, opt, fmt.Errorf("step %d %s: %w", i+1, st.name, err))
 		}
 		rep.Steps = append(rep.Steps, r)
+		opt.hold(fmt.Sprintf("done %d %s", i+1, st.name))
 	}
 	// Resolve again: GID indexes pending at plan time exist now.
 	final, _, err := s.Resolve(ctx, want)
 	if err != nil {
 		rep.FailedStep = "verify"
-		return s.rollback(ctx, rep, sn, want, fmt.Errorf("verify: %w", err))
+		return s.rollback(ctx, rep, tx, opt, fmt.Errorf("verify: %w", err))
 	}
-	want = final
-	after, err := s.readCurrent(ctx, want)
+	after, err := s.readCurrent(ctx, final)
 	if err != nil {
 		rep.FailedStep = "verify"
-		return s.rollback(ctx, rep, sn, want, fmt.Errorf("verify: %w", err))
+		return s.rollback(ctx, rep, tx, opt, fmt.Errorf("verify: %w", err))
 	}
-	if left := Diff(after, want); len(left) > 0 {
+	if left := Diff(after, final); len(left) > 0 {
 		var names []string
 		for _, c := range left {
 			names = append(names, c.Address)
 		}
 		rep.FailedStep = "verify"
-		return s.rollback(ctx, rep, sn, want, fmt.Errorf("verify: still different after apply: %s", strings.Join(names, ", ")))
+		return s.rollback(ctx, rep, tx, opt, fmt.Errorf("verify: still different after apply: %s", strings.Join(names, ", ")))
 	}
+	opt.hold("verified")
 	rep.Status = plan.StatusApplied
 	rep.Fingerprint = Fingerprint(after)
+	if err := s.clearTxn(); err != nil {
+		// Applied and verified, but the next call will see the record:
+		// recover confirms the apply (the host reads back as desired).
+		rep.Notes = append(rep.Notes, fmt.Sprintf("applied and verified, but the transaction record could not be removed (%v): run recover to confirm and clear it", err))
+	}
 	return rep, nil
 }
 
-func (s *System) rollback(ctx context.Context, rep *ApplyReport, sn *Snapshot, want *HostState, cause error) (*ApplyReport, error) {
+func (s *System) rollback(ctx context.Context, rep *ApplyReport, tx *TxnRecord, opt ApplyOptions, cause error) (*ApplyReport, error) {
 	// Restore even if the caller's context is done: leaving the host half
 	// applied is worse than overrunning a deadline.
 	rctx := context.WithoutCancel(ctx)
-	steps, rerr := s.Restore(rctx, sn, want)
+	sn, want := tx.Snapshot, tx.Desired
+	tx.Phase, tx.Cause = TxnRollingBack, cause.Error()
+	// Best effort: a record still saying "applying" is rolled back by
+	// recover all the same (the host can't read back as desired).
+	_ = s.saveTxn(tx)
+	steps, rerr := s.restore(rctx, sn, want, opt.hold)
 	rep.Restore = steps
 	if rerr == nil {
 		rerr = s.Verify(rctx, sn, want)
 	}
 	if rerr != nil {
 		rep.Status = plan.StatusFailed
-		err := fmt.Errorf("%w; restore incomplete: %v", cause, rerr)
+		err := fmt.Errorf("%w; restore incomplete: %v; the transaction record %s is kept: fix the named settings by hand, then run recover", cause, rerr, TxnRecordPath)
 		rep.Error = err.Error()
 		return rep, err
+	}
+	opt.hold("restored")
+	if err := s.clearTxn(); err != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("restored and verified, but the transaction record could not be removed (%v): run recover to clear it", err))
 	}
 	rep.Status = plan.StatusRolledBack
 	rep.Fingerprint = sn.Fingerprint
@@ -324,20 +394,25 @@ func (s *System) writeFile(ctx context.Context, w FileState) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	full := s.Path(w.Path)
-	old, err := os.ReadFile(full)
-	exists := err == nil
-	if err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("read %s: %w", full, err)
+	if err := CheckFileContent(w); err != nil {
+		return err
 	}
-	mode := os.FileMode(0o644)
+	old, mode, err := s.readBeneath(w.Path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if !exists {
+		mode = 0o644
+	}
 	if exists {
-		if st, err := os.Stat(full); err == nil {
-			mode = st.Mode().Perm()
+		bak := BackupPath(w.Path)
+		ok, err := s.existsBeneath(bak)
+		if err != nil {
+			return fmt.Errorf("backup: %w", err)
 		}
-		bak := s.Path(BackupPath(w.Path))
-		if _, err := os.Stat(bak); os.IsNotExist(err) {
-			if err := WriteFileAtomic(bak, old, mode); err != nil {
+		if !ok {
+			if err := s.writeAtomicBeneath(bak, old, mode); err != nil {
 				return fmt.Errorf("backup: %w", err)
 			}
 		}
@@ -360,8 +435,12 @@ func (s *System) writeFile(ctx context.Context, w FileState) error {
 			}
 		}
 		data = EditKV(old, w.Format, entries)
+		w.Entries = entries
 	default:
 		return fmt.Errorf("%s: unknown file format %q", w.Path, w.Format)
 	}
-	return WriteFileAtomic(full, data, mode)
+	if err := checkWrittenContent(w, data); err != nil {
+		return err
+	}
+	return s.writeAtomicBeneath(w.Path, data, mode)
 }

@@ -82,7 +82,8 @@ func CheckNICRef(r NICRef) error {
 }
 
 // CheckManaged refuses a host state that names anything outside what roce
-// manages: a file not in ManagedFiles, or a netdev, VLAN or RDMA device
+// manages: a file not in ManagedFiles or whose owned content is not what
+// roce writes there (CheckFileContent), or a netdev, VLAN or RDMA device
 // name that would put a sysfs/configfs path outside the device's own
 // directory. The agent runs it on every read and apply request before
 // touching the host; the error names the offending path or name.
@@ -122,10 +123,15 @@ func CheckManaged(st *HostState) error {
 			return fmt.Errorf("rdma_cm %s: %w", c.Device, err)
 		}
 	}
+	seenFile := map[string]bool{}
 	for _, f := range st.Files {
 		if !IsManagedFile(f.Path) {
 			return fmt.Errorf("file %q is %w: roce writes only %s", f.Path, ErrNotManaged, strings.Join(ManagedFiles(), ", "))
 		}
+		if seenFile[f.Path] {
+			return fmt.Errorf("file %s is named twice: %w", f.Path, ErrNotManaged)
+		}
+		seenFile[f.Path] = true
 		for _, e := range f.Entries {
 			if e.GID == nil {
 				continue
@@ -145,6 +151,9 @@ func CheckManaged(st *HostState) error {
 			if err := checkPort(g.Port); err != nil {
 				return fmt.Errorf("%s %s gid: %w", f.Path, e.Key, err)
 			}
+		}
+		if err := CheckFileContent(f); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -72,7 +72,7 @@ func (s *System) ensureConfigfsDevice(ctx context.Context, dev string) (created 
 	if _, err := os.Stat(s.Path(rdmacmConfig)); err != nil {
 		return false, fmt.Errorf("rdma_cm configfs %s: %w (is the rdma_cm module loaded? modprobe rdma_cm)", s.Path(rdmacmConfig), err)
 	}
-	if err := os.Mkdir(devDir, 0o755); err != nil {
+	if err := s.mkdirBeneath(path.Join(rdmacmConfig, dev)); err != nil {
 		return false, fmt.Errorf("rdma_cm configfs: create %s: %w", devDir, err)
 	}
 	if s.Lab {
@@ -158,11 +158,9 @@ func (s *System) readRDMACM(ctx context.Context, want RDMACMState) (RDMACMState,
 
 // writeSysValue writes one value to a sysfs/configfs attribute. These are
 // kernel attributes, not files: no temp+rename.
+// They are opened beneath the root without following symlinks.
 func (s *System) writeSysValue(p, v string) error {
-	if err := os.WriteFile(s.Path(p), []byte(v+"\n"), 0o644); err != nil {
-		return fmt.Errorf("write %q to %s: %w", v, s.Path(p), err)
-	}
-	return nil
+	return s.writeAttrBeneath(p, v)
 }
 
 func (s *System) setRoCEToS(dev string, port, tos int) error {

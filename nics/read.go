@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 )
 
@@ -248,12 +247,12 @@ func (s *System) readNIC(ctx context.Context, w NICState) (NICState, error) {
 
 func (s *System) readFile(w FileState) (FileState, error) {
 	f := FileState{Path: w.Path, Format: w.Format}
-	b, err := os.ReadFile(s.Path(w.Path))
+	b, _, err := s.readBeneath(w.Path) // no symlinks under the root
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
 	if err != nil {
-		return f, fmt.Errorf("read %s: %w", s.Path(w.Path), err)
+		return f, err
 	}
 	f.Exists = true
 	switch w.Format {

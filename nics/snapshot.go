@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // Snapshot is everything an apply can touch, captured before it starts, so
@@ -22,8 +20,9 @@ type Snapshot struct {
 	links       map[string]*LinkInfo // nil value: the netdev did not exist
 	files       map[string]fileSnap
 	fileOrder   []string
-	// newDirs are directories that did not exist and a file write may
-	// create; restore removes them again (when empty), deepest first.
+	// newDirs are directories (host paths, like /etc/ucx) that did not
+	// exist and a file write may create; restore removes them again (when
+	// empty), deepest first.
 	newDirs []string
 }
 
@@ -84,13 +83,16 @@ func (sn *Snapshot) addFile(s *System, p string) error {
 	if _, ok := sn.files[p]; ok {
 		return nil
 	}
-	full := s.Path(p)
-	st, err := os.Stat(full)
+	b, mode, err := s.readBeneath(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		sn.files[p] = fileSnap{}
 		sn.fileOrder = append(sn.fileOrder, p)
-		for d := filepath.Dir(full); d != s.Root && d != filepath.Dir(d); d = filepath.Dir(d) {
-			if _, err := os.Stat(d); err == nil {
+		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
+			ok, err := s.existsBeneath(d)
+			if err != nil {
+				return fmt.Errorf("snapshot: %w", err)
+			}
+			if ok {
 				break
 			}
 			if !slices.Contains(sn.newDirs, d) {
@@ -100,13 +102,9 @@ func (sn *Snapshot) addFile(s *System, p string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", full, err)
+		return fmt.Errorf("snapshot: %w", err)
 	}
-	b, err := os.ReadFile(full)
-	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", full, err)
-	}
-	sn.files[p] = fileSnap{exists: true, data: b, mode: st.Mode().Perm()}
+	sn.files[p] = fileSnap{exists: true, data: b, mode: mode}
 	sn.fileOrder = append(sn.fileOrder, p)
 	return nil
 }
@@ -116,9 +114,16 @@ func (sn *Snapshot) addFile(s *System, p string) error {
 // error so one stuck setting doesn't leave the rest changed, and returns
 // every step it took.
 func (s *System) Restore(ctx context.Context, sn *Snapshot, desired *HostState) ([]StepResult, error) {
+	return s.restore(ctx, sn, desired, func(string) {})
+}
+
+// restore is Restore with a hook called before every restore step (the
+// kill tests' pause points; a no-op otherwise).
+func (s *System) restore(ctx context.Context, sn *Snapshot, desired *HostState, hold func(string)) ([]StepResult, error) {
 	var steps []StepResult
 	var errs []error
 	do := func(name, detail string, f func() error) {
+		hold("restore " + name + ": " + detail)
 		r := StepResult{Name: name, Detail: detail}
 		if err := f(); err != nil {
 			r.Error = err.Error()
@@ -130,26 +135,30 @@ func (s *System) Restore(ctx context.Context, sn *Snapshot, desired *HostState) 
 	for i := len(sn.fileOrder) - 1; i >= 0; i-- {
 		p := sn.fileOrder[i]
 		fsn := sn.files[p]
-		full := s.Path(p)
-		b, err := os.ReadFile(full)
+		b, mode, err := s.readBeneath(p)
 		switch {
 		case !fsn.exists && errors.Is(err, fs.ErrNotExist):
 			continue
-		case fsn.exists && err == nil && bytes.Equal(b, fsn.data):
+		case fsn.exists && err == nil && bytes.Equal(b, fsn.data) && mode == fsn.mode:
 			continue
 		}
 		if fsn.exists {
-			do("file:"+p, "restore previous content", func() error { return WriteFileAtomic(full, fsn.data, fsn.mode) })
+			do("file:"+p, "restore previous content", func() error { return s.writeAtomicBeneath(p, fsn.data, fsn.mode) })
 		} else {
-			do("file:"+p, "remove (did not exist)", func() error { return os.Remove(full) })
+			do("file:"+p, "remove (did not exist)", func() error { return s.removeBeneath(p, false) })
 		}
+	}
+	// Temporary files a killed write left beside the files.
+	if err := s.sweepTemps(sn.fileOrder); err != nil {
+		errs = append(errs, err)
 	}
 	dirs := append([]string(nil), sn.newDirs...)
 	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
 	for _, d := range dirs {
-		if ents, err := os.ReadDir(d); err == nil && len(ents) == 0 {
-			rel := "/" + strings.TrimPrefix(strings.TrimPrefix(d, s.Root), "/")
-			do("dir:"+rel, "remove (did not exist)", func() error { return os.Remove(d) })
+		if ents, err := s.readDirBeneath(d); err == nil && len(ents) == 0 {
+			if ok, _ := s.existsBeneath(d); ok {
+				do("dir:"+d, "remove (did not exist)", func() error { return s.removeBeneath(d, true) })
+			}
 		}
 	}
 	// rdma_cm.
@@ -298,8 +307,11 @@ func (s *System) Verify(ctx context.Context, sn *Snapshot, desired *HostState) e
 	}
 	for _, p := range sn.fileOrder {
 		fsn := sn.files[p]
-		b, err := os.ReadFile(s.Path(p))
-		if fsn.exists != (err == nil) || (fsn.exists && !bytes.Equal(b, fsn.data)) {
+		b, mode, err := s.readBeneath(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if fsn.exists != (err == nil) || (fsn.exists && (!bytes.Equal(b, fsn.data) || mode != fsn.mode)) {
 			return fmt.Errorf("%s differs from the snapshot after restore", s.Path(p))
 		}
 	}

@@ -18,6 +18,12 @@ import (
 // and returns the response. Malformed or unknown-version requests are
 // answered before the host is opened, so they change nothing.
 func Handle(ctx context.Context, root string, r io.Reader) *agentproto.Response {
+	return handle(ctx, root, r, nil)
+}
+
+// handle is Handle with the kill tests' pause hook (nil in production; see
+// hold_testhooks.go, compiled only with the rocetesthooks build tag).
+func handle(ctx context.Context, root string, r io.Reader, hold func(string)) *agentproto.Response {
 	resp := &agentproto.Response{Version: agentproto.Version}
 	req, perr := agentproto.DecodeRequest(r)
 	if perr != nil {
@@ -38,6 +44,14 @@ func Handle(ctx context.Context, root string, r io.Reader) *agentproto.Response 
 	}
 	switch req.Op {
 	case agentproto.OpRead:
+		// An unfinished transaction is reported with the read: the host
+		// may be half applied, and the controller must say so rather than
+		// diff it as if nothing happened.
+		tx, err := sys.PendingSummary()
+		if err != nil {
+			return fail(resp, agentproto.ErrCodeFailed, err)
+		}
+		resp.Transaction = tx
 		rd, err := sys.Read(ctx, req.Desired)
 		if err != nil {
 			return fail(resp, agentproto.ErrCodeFailed, err)
@@ -47,14 +61,22 @@ func Handle(ctx context.Context, root string, r io.Reader) *agentproto.Response 
 		if req.FailAfterStep != 0 && !sys.Lab {
 			return fail(resp, agentproto.ErrCodeRefused, fmt.Errorf("fail_after_step is accepted only on lab hosts (root with %s); nothing was changed", nics.LabMarker))
 		}
-		rep, err := sys.Apply(ctx, req.Desired, nics.ApplyOptions{Fingerprint: req.Fingerprint, FailAfterStep: req.FailAfterStep})
+		rep, err := sys.Apply(ctx, req.Desired, nics.ApplyOptions{Fingerprint: req.Fingerprint, FailAfterStep: req.FailAfterStep, Hold: hold})
 		resp.Apply = rep
+		if rep != nil {
+			resp.Transaction = rep.Transaction
+		}
 		if err != nil {
-			code := agentproto.ErrCodeFailed
-			if errors.Is(err, plan.ErrStale) {
-				code = agentproto.ErrCodeStale
-			}
-			return fail(resp, code, err)
+			return fail(resp, applyErrCode(err), err)
+		}
+	case agentproto.OpRecover:
+		rep, err := sys.Recover(ctx, nics.ApplyOptions{Hold: hold})
+		resp.Recover = rep
+		if rep != nil {
+			resp.Transaction = rep.Transaction
+		}
+		if err != nil {
+			return fail(resp, applyErrCode(err), err)
 		}
 	case agentproto.OpCounters:
 		d, err := sys.Counters(ctx, req.NICs)
@@ -102,6 +124,21 @@ func checkRequest(req *agentproto.Request) error {
 		}
 	}
 	return nil
+}
+
+// applyErrCode classifies an apply or recover error.
+func applyErrCode(err error) string {
+	switch {
+	case errors.Is(err, plan.ErrStale):
+		return agentproto.ErrCodeStale
+	case errors.Is(err, nics.ErrInterrupted):
+		return agentproto.ErrCodeInterrupted
+	case errors.Is(err, nics.ErrBusy):
+		return agentproto.ErrCodeBusy
+	case errors.Is(err, nics.ErrNotManaged), errors.Is(err, nics.ErrSymlink):
+		return agentproto.ErrCodeRefused
+	}
+	return agentproto.ErrCodeFailed
 }
 
 func fail(resp *agentproto.Response, code string, err error) *agentproto.Response {

@@ -160,6 +160,10 @@ func FuzzAgentRequest(f *testing.F) {
 	f.Add([]byte(`{"version":2}`))
 	f.Add([]byte(`{"version":1,"op":"probe","probe":{"options":{},"nic":{}}}`))
 	f.Add([]byte(`{"version":1,"op":"counters","nics":[{"netdev":"v0"}]}`))
+	f.Add([]byte(`{"version":1,"op":"recover"}`))
+	f.Add([]byte(`{"version":1,"op":"read","OP":"apply","desired":{}}`))
+	f.Add([]byte(`{"version":1,"op":"read","op":"apply","desired":{}}`))
+	f.Add([]byte(`{"version":1,"op":"apply","desired":{"files":[{"path":"/etc/modprobe.d/roce-rdma_cm.conf","format":"lines","exists":true,"lines":["install rdma_cm /bin/sh"]}]}}`))
 	root := labRoot(f)
 	before := snapshotTree(f, root)
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -169,12 +173,30 @@ func FuzzAgentRequest(f *testing.F) {
 			// re-encode. It is not executed here — the fuzzer could craft a
 			// valid apply against this machine's real netdevs.
 			switch req.Op {
-			case agentproto.OpRead, agentproto.OpApply, agentproto.OpProbe, agentproto.OpCounters:
+			case agentproto.OpRead, agentproto.OpApply, agentproto.OpProbe, agentproto.OpCounters, agentproto.OpRecover:
 			default:
 				t.Fatalf("decoder accepted op %q", req.Op)
 			}
-			if _, err := json.Marshal(req); err != nil {
+			b, err := json.Marshal(req)
+			if err != nil {
 				t.Fatalf("re-encode: %v", err)
+			}
+			// What the strict decoder accepted, encoding/json reads the
+			// same way (no duplicate or case-variant key picked another
+			// value), and the re-encoding is accepted again, unchanged.
+			var lenient agentproto.Request
+			if err := json.Unmarshal(in, &lenient); err != nil {
+				t.Fatalf("accepted, but encoding/json refuses it: %v", err)
+			}
+			if lb, _ := json.Marshal(lenient); string(lb) != string(b) {
+				t.Fatalf("strict and lenient decoders disagree:\n%s\n%s", b, lb)
+			}
+			again, perr := agentproto.DecodeRequest(strings.NewReader(string(b)))
+			if perr != nil {
+				t.Fatalf("re-encoded request refused: %v", perr)
+			}
+			if b2, _ := json.Marshal(again); string(b2) != string(b) {
+				t.Fatalf("round trip changed the request:\n%s\n%s", b, b2)
 			}
 			return
 		}

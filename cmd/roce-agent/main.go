@@ -35,7 +35,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	resp := Handle(ctx, *root, os.Stdin)
+	resp := handle(ctx, *root, os.Stdin, testHold())
 	enc := json.NewEncoder(os.Stdout)
 	if err := enc.Encode(resp); err != nil {
 		fmt.Fprintf(os.Stderr, "roce-agent: write response: %v\n", err)

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/nics/perftest"
@@ -31,6 +32,9 @@ const (
 	OpApply    = "apply"
 	OpProbe    = "probe"
 	OpCounters = "counters"
+	// OpRecover finishes the host's unfinished transaction (an apply that
+	// was killed): confirm it when complete, else restore the snapshot.
+	OpRecover = "recover"
 )
 
 // Error codes.
@@ -41,6 +45,18 @@ const (
 	ErrCodeStale     = "stale"
 	ErrCodeFailed    = "failed"
 	ErrCodeRefused   = "refused"
+	// ErrCodeInterrupted: the host has an unfinished transaction; apply
+	// changes nothing until recover.
+	ErrCodeInterrupted = "interrupted"
+	// ErrCodeBusy: another agent is applying or recovering on the host.
+	ErrCodeBusy = "busy"
+)
+
+// Per-request limits besides MaxRequestBytes and the shape limits.
+const (
+	MaxNICs      = 64
+	MaxFiles     = 16
+	MaxFileItems = 256 // entries or lines of one file
 )
 
 // Request is one agent call.
@@ -82,14 +98,19 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // Response is the agent's answer.
 type Response struct {
-	Version  int               `json:"version"`
-	Op       string            `json:"op,omitempty"`
-	OK       bool              `json:"ok"`
-	Error    *Error            `json:"error,omitempty"`
-	Read     *nics.ReadResult  `json:"read,omitempty"`
-	Apply    *nics.ApplyReport `json:"apply,omitempty"`
-	Counters *telemetry.Device `json:"counters,omitempty"`
-	Probe    *ProbeResult      `json:"probe,omitempty"`
+	Version  int                 `json:"version"`
+	Op       string              `json:"op,omitempty"`
+	OK       bool                `json:"ok"`
+	Error    *Error              `json:"error,omitempty"`
+	Read     *nics.ReadResult    `json:"read,omitempty"`
+	Apply    *nics.ApplyReport   `json:"apply,omitempty"`
+	Counters *telemetry.Device   `json:"counters,omitempty"`
+	Probe    *ProbeResult        `json:"probe,omitempty"`
+	Recover  *nics.RecoverReport `json:"recover,omitempty"`
+	// Transaction is the host's unfinished transaction, reported by every
+	// op that reads the host (read, apply, recover): a plan must not diff
+	// a half-applied host as if nothing happened.
+	Transaction *nics.TxnSummary `json:"transaction,omitempty"`
 }
 
 // ProbeResult is a perftest outcome: the parsed result (also on failure,
@@ -105,9 +126,13 @@ type ProbeResult struct {
 	Leftovers []perftest.Leftover `json:"leftovers,omitempty"`
 }
 
-// DecodeRequest parses one request strictly: unknown fields, trailing data
-// and oversized input are errors, so a typo never silently means "default".
-// The version is checked before anything else is interpreted.
+// DecodeRequest parses one request strictly: unknown fields, duplicate
+// keys, keys that differ from the protocol's only in case, trailing data,
+// invalid UTF-8 and oversized input (MaxRequestBytes, MaxDepth,
+// MaxArrayLen, MaxStringLen, MaxNICs, MaxFiles, MaxFileItems) are errors,
+// so a typo never silently means "default" and no two readers of a
+// request can see different requests. The version is checked right after
+// the shape, before anything else is interpreted.
 func DecodeRequest(r io.Reader) (*Request, *Error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
 	if err != nil {
@@ -115,6 +140,9 @@ func DecodeRequest(r io.Reader) (*Request, *Error) {
 	}
 	if len(b) > MaxRequestBytes {
 		return nil, &Error{Code: ErrCodeMalformed, Message: fmt.Sprintf("request larger than %d bytes", MaxRequestBytes)}
+	}
+	if err := strictCheck(b, nil); err != nil {
+		return nil, &Error{Code: ErrCodeMalformed, Message: "request: " + err.Error()}
 	}
 	var head struct {
 		Version *int `json:"version"`
@@ -127,6 +155,9 @@ func DecodeRequest(r io.Reader) (*Request, *Error) {
 	}
 	if *head.Version != Version {
 		return nil, &Error{Code: ErrCodeVersion, Message: fmt.Sprintf("request version %d, this agent speaks version %d: install the roce-agent that matches the controller", *head.Version, Version)}
+	}
+	if err := strictCheck(b, reflect.TypeOf(Request{})); err != nil {
+		return nil, &Error{Code: ErrCodeMalformed, Message: "request: " + err.Error()}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -142,7 +173,7 @@ func DecodeRequest(r io.Reader) (*Request, *Error) {
 		if req.Desired == nil {
 			return nil, &Error{Code: ErrCodeMalformed, Message: fmt.Sprintf("op %q needs \"desired\"", req.Op)}
 		}
-	case OpCounters:
+	case OpCounters, OpRecover:
 	case OpProbe:
 		if req.Probe == nil {
 			return nil, &Error{Code: ErrCodeMalformed, Message: `op "probe" needs "probe"`}
@@ -150,10 +181,36 @@ func DecodeRequest(r io.Reader) (*Request, *Error) {
 	case "":
 		return nil, &Error{Code: ErrCodeMalformed, Message: `request has no "op"`}
 	default:
-		return nil, &Error{Code: ErrCodeUnknownOp, Message: fmt.Sprintf("unknown op %q (want read, apply, probe or counters)", req.Op)}
+		return nil, &Error{Code: ErrCodeUnknownOp, Message: fmt.Sprintf("unknown op %q (want read, apply, recover, probe or counters)", req.Op)}
 	}
 	if req.FailAfterStep < 0 {
 		return nil, &Error{Code: ErrCodeMalformed, Message: "fail_after_step must be >= 0"}
 	}
+	if err := checkLimits(&req); err != nil {
+		return nil, &Error{Code: ErrCodeMalformed, Message: "request: " + err.Error()}
+	}
 	return &req, nil
+}
+
+// checkLimits bounds what one request may name.
+func checkLimits(req *Request) error {
+	if len(req.NICs) > MaxNICs {
+		return fmt.Errorf("%d nics, at most %d", len(req.NICs), MaxNICs)
+	}
+	d := req.Desired
+	if d == nil {
+		return nil
+	}
+	if len(d.NICs) > MaxNICs || len(d.RDMACM) > MaxNICs {
+		return fmt.Errorf("desired names %d nics and %d rdma_cm ports, at most %d each", len(d.NICs), len(d.RDMACM), MaxNICs)
+	}
+	if len(d.Files) > MaxFiles {
+		return fmt.Errorf("desired names %d files, at most %d", len(d.Files), MaxFiles)
+	}
+	for _, f := range d.Files {
+		if len(f.Entries) > MaxFileItems || len(f.Lines) > MaxFileItems {
+			return fmt.Errorf("file %q: more than %d entries or lines", f.Path, MaxFileItems)
+		}
+	}
+	return nil
 }
