@@ -19,7 +19,7 @@ func TestRejectedSetLeavesTargetUnchanged(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			reject := "/qos/queues"
 			if profile == "sonic" {
-				reject = "/CONFIG_DB/PORT_QOS_MAP"
+				reject = "/CONFIG_DB/localhost/PORT_QOS_MAP"
 			}
 			l := newLab(t, gnmisim.Options{Profile: profile, Faults: gnmisim.Faults{RejectPath: reject}}, dscpClass())
 			tg := l.target(t, gnmi.Options{})
@@ -85,7 +85,7 @@ func TestVerifyMismatchRollsBack(t *testing.T) {
 	}{
 		{"srlinux", true, "/qos/interfaces", cosClass()},
 		{"arista", false, "/qos/interfaces", dscpClass()},
-		{"sonic", false, "/CONFIG_DB/PORT_QOS_MAP", dscpClass()},
+		{"sonic", false, "/CONFIG_DB/localhost/PORT_QOS_MAP", dscpClass()},
 	}
 	for _, tc := range cases {
 		t.Run(tc.profile, func(t *testing.T) {
@@ -148,7 +148,7 @@ func TestStalePlanRefused(t *testing.T) {
 // Foreign entries stay; removing a class deletes only what was ours.
 func TestOwnershipForeignKeptRemovedClassDeleted(t *testing.T) {
 	l := newLab(t, gnmisim.Options{Profile: "arista"}, dscpClass(), cosClass())
-	if err := l.sim.Seed("/qos/queues/queue[name=MGMT]", `{"name":"MGMT","config":{"name":"MGMT","queue-id":7}}`); err != nil {
+	if err := l.sim.Seed("/qos/queues/queue[name=MGMT]", `{"name":"MGMT","config":{"name":"MGMT"}}`); err != nil {
 		t.Fatal(err)
 	}
 	ctx := ctxT(t)
@@ -235,7 +235,7 @@ func TestLeafDiffLines(t *testing.T) {
 	if _, err := tg.Apply(ctx, tp); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.sim.Seed("/CONFIG_DB/PORT_QOS_MAP/Ethernet0/pfc_enable", `"3,4"`); err != nil {
+	if err := l.sim.Seed("/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable", `"3,4"`); err != nil {
 		t.Fatal(err)
 	}
 	tp, err = tg.Plan(ctx)
@@ -246,8 +246,8 @@ func TestLeafDiffLines(t *testing.T) {
 		t.Fatalf("want one change, got %+v", tp.Changes)
 	}
 	c := tp.Changes[0]
-	want := `m /CONFIG_DB/PORT_QOS_MAP/Ethernet0/pfc_enable: "3,4" -> "3"`
-	if c.Note != want || c.Address != "sonic_db:/CONFIG_DB/PORT_QOS_MAP/Ethernet0" || c.Action != plan.ActionUpdate || c.Disrupt != plan.DisruptionLink {
+	want := `m /CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable: "3,4" -> "3"`
+	if c.Note != want || c.Address != "sonic-db:/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0" || c.Action != plan.ActionUpdate || c.Disrupt != plan.DisruptionLink {
 		t.Errorf("change = %+v\nwant note %q", c, want)
 	}
 }

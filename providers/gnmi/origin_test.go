@@ -10,17 +10,18 @@ import (
 	"github.com/rocefabric/roce/providers/gnmi/profiles"
 )
 
-// The SONiC origin spelling is a setting: a target that wants "sonic-db"
-// refuses the default and accepts the setting.
+// The SONiC origin spelling is a setting: the default is sonic-gnmi's
+// "sonic-db"; a target that wants "sonic_db" refuses the default and
+// accepts the setting.
 func TestSONiCOriginSetting(t *testing.T) {
-	l := newLab(t, gnmisim.Options{Profile: "sonic", NativeOrigin: "sonic-db"}, cosClass())
+	l := newLab(t, gnmisim.Options{Profile: "sonic", NativeOrigin: "sonic_db"}, cosClass())
 	ctx := ctxT(t)
 	_, err := l.target(t, gnmi.Options{}).Plan(ctx)
-	if err == nil || !strings.Contains(err.Error(), `origin "sonic_db" is not served`) {
-		t.Fatalf("default origin against a sonic-db target: %v", err)
+	if err == nil || !strings.Contains(err.Error(), `origin "sonic-db" is not served`) {
+		t.Fatalf("default origin against a sonic_db target: %v", err)
 	}
 	l.env.Getenv = func(k string) (string, bool) {
-		v, ok := map[string]string{"GNMI_PASSWORD": testPassword, "ROCE_GNMI_SONIC_ORIGIN": "sonic-db"}[k]
+		v, ok := map[string]string{"GNMI_PASSWORD": testPassword, "ROCE_GNMI_SONIC_ORIGIN": "sonic_db"}[k]
 		return v, ok
 	}
 	tg, err := gnmi.New(l.env, l.sw)
@@ -32,7 +33,7 @@ func TestSONiCOriginSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tp.Ops[0].Origin != "sonic-db" {
+	if tp.Ops[0].Origin != "sonic_db" {
 		t.Errorf("ops origin = %q", tp.Ops[0].Origin)
 	}
 	if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {

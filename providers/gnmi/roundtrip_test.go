@@ -117,8 +117,8 @@ func TestUnexpressibleModesRefused(t *testing.T) {
 		class   *policies.Lossless
 		reason  string
 	}{
-		{"openconfig", dscpClass(), "no PFC leaves"},
-		{"openconfig", cosClass(), "no PFC leaves"},
+		{"openconfig", dscpClass(), "no PFC model"},
+		{"openconfig", cosClass(), "no PFC model"},
 		{"arista", ethertypeClass(), "cannot be bound"},
 		{"arista", allClass(), "not expressible"},
 		{"arista", &policies.Lossless{Name: "v2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 3}, "classifies by DSCP only"},

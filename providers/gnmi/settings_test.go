@@ -106,30 +106,30 @@ func TestPerSwitchSettingsFromPolicy(t *testing.T) {
 	sims := map[string]*lab{
 		"eos-old": newLab(t, gnmisim.Options{Profile: "arista"}),
 		"eos-new": newLab(t, gnmisim.Options{Profile: "arista", CommitConfirm: true}),
-		"sonic-a": newLab(t, gnmisim.Options{Profile: "sonic", NativeOrigin: "sonic-db"}),
+		"sonic-a": newLab(t, gnmisim.Options{Profile: "sonic", NativeOrigin: "sonic_db"}),
 		"sonic-b": newLab(t, gnmisim.Options{Profile: "sonic"}),
 	}
 	f := labPolicy(t, sims, map[string]string{
 		"eos-old": "    arista_no_drop_bit_order = \"msb0\"\n",
 		"eos-new": "    commit_confirm  = \"on\"\n    commit_rollback = \"90s\"\n",
-		"sonic-a": "    origin         = \"sonic-db\"\n    commit_confirm = \"off\"\n",
+		"sonic-a": "    origin         = \"sonic_db\"\n    commit_confirm = \"off\"\n",
 	})
 	tps := planAll(t, labEnv(f, nil))
 
 	if !opsContain(tps["eos-old"].Ops, `"priorities-no-drop":"10"`) || !opsContain(tps["eos-new"].Ops, `"priorities-no-drop":"08"`) {
 		t.Errorf("priority 3 bitmaps: eos-old (msb0) %s\neos-new (lsb0) %s", opsJSON(tps["eos-old"].Ops), opsJSON(tps["eos-new"].Ops))
 	}
-	if o := tps["sonic-a"].Ops[0].Origin; o != "sonic-db" {
-		t.Errorf("sonic-a origin = %q, want sonic-db", o)
+	if o := tps["sonic-a"].Ops[0].Origin; o != "sonic_db" {
+		t.Errorf("sonic-a origin = %q, want sonic_db", o)
 	}
-	if o := tps["sonic-b"].Ops[0].Origin; o != "sonic_db" {
-		t.Errorf("sonic-b origin = %q, want sonic_db", o)
+	if o := tps["sonic-b"].Ops[0].Origin; o != "sonic-db" {
+		t.Errorf("sonic-b origin = %q, want sonic-db", o)
 	}
 	want := map[string]map[string]string{
 		"eos-old": {"setting.arista_no_drop_bit_order": "msb0", "setting.commit_confirm": "auto", "setting.commit_rollback": "5m0s", "commit_confirmed": "false"},
 		"eos-new": {"setting.arista_no_drop_bit_order": "lsb0", "setting.commit_confirm": "on", "setting.commit_rollback": "1m30s", "commit_confirmed": "true"},
-		"sonic-a": {"setting.origin": "sonic-db", "setting.commit_confirm": "off", "setting.commit_rollback": "5m0s"},
-		"sonic-b": {"setting.origin": "sonic_db", "setting.commit_confirm": "auto"},
+		"sonic-a": {"setting.origin": "sonic_db", "setting.commit_confirm": "off", "setting.commit_rollback": "5m0s"},
+		"sonic-b": {"setting.origin": "sonic-db", "setting.commit_confirm": "auto"},
 	}
 	for name, kv := range want {
 		for k, v := range kv {
@@ -175,7 +175,7 @@ func TestNewRefusesBadSwitchSettings(t *testing.T) {
 	}{
 		{"arista", policies.GNMISettings{AristaNoDropBitOrder: "le"}, `switch.a: gnmi { arista_no_drop_bit_order = "le" }: bit order "le": want lsb0`},
 		{"sonic", policies.GNMISettings{AristaNoDropBitOrder: "msb0"}, "applies to profile arista only, and this switch uses sonic"},
-		{"sonic", policies.GNMISettings{Origin: str("sonic_yang")}, `gnmi { origin = "sonic_yang" }: SONiC origin "sonic_yang": want sonic_db or sonic-db`},
+		{"sonic", policies.GNMISettings{Origin: str("sonic_yang")}, `gnmi { origin = "sonic_yang" }: SONiC origin "sonic_yang": want sonic-db (sonic-gnmi) or sonic_db`},
 		{"arista", policies.GNMISettings{Origin: str("openconfig")}, "origin is always openconfig"},
 		{"srlinux", policies.GNMISettings{Origin: str("a/b")}, `SR Linux origin "a/b"`},
 		{"srlinux", policies.GNMISettings{CommitConfirm: "yes"}, `gnmi { commit_confirm = "yes" }: commit-confirmed mode "yes": want auto, on or off`},

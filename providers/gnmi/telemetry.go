@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
+	"github.com/rocefabric/roce/providers/gnmi/profiles"
 	"github.com/rocefabric/roce/telemetry"
 )
 
@@ -119,7 +120,7 @@ func (t *target) pfcBitmap(ctx context.Context, ifc string) (uint8, error) {
 		return b, nil
 	case policies.ProfileSONiC:
 		origin, _ := t.prof.VersionPath()
-		s, err := one(origin, "/CONFIG_DB/PORT_QOS_MAP/"+ifc+"/pfc_enable")
+		s, err := one(origin, profiles.SONiCConfigDB+"/PORT_QOS_MAP/"+ifc+"/pfc_enable")
 		if err != nil || s == "" {
 			return 0, err
 		}

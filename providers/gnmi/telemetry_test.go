@@ -23,9 +23,9 @@ func TestTelemetry(t *testing.T) {
 			"/interfaces/interface[name=Ethernet1]/ethernet/state/counters/out-mac-pause-frames": 9,
 		}, 7, 9, false, 0x08},
 		{"sonic", map[string]uint64{
-			"/COUNTERS_DB/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_RX_PKTS": 5,
-			"/COUNTERS_DB/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_TX_PKTS": 2,
-			"/COUNTERS_DB/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_4_RX_PKTS": 1,
+			"/COUNTERS_DB/localhost/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_RX_PKTS": 5,
+			"/COUNTERS_DB/localhost/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_TX_PKTS": 2,
+			"/COUNTERS_DB/localhost/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_4_RX_PKTS": 1,
 		}, 6, 2, true, 0x08},
 		{"srlinux", map[string]uint64{
 			"/interface[name=ethernet-1/1]/ethernet/statistics/in-mac-pause-frames": 4,

@@ -21,7 +21,7 @@ func FuzzSetRequest(f *testing.F) {
 	}{
 		{0, 0, "/qos/queues/queue[name=ROCE-a]", `{"name":"ROCE-a","config":{"name":"ROCE-a","queue-id":3}}`},
 		{1, 1, "/qos/interfaces/interface[interface-id=Ethernet1]/output/pfc/config/priorities-no-drop", `"08"`},
-		{2, 0, "/CONFIG_DB/PORT_QOS_MAP/Ethernet0", `{"pfc_enable":"3,4"}`},
+		{2, 0, "/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0", `{"pfc_enable":"3,4"}`},
 		{3, 1, "/qos/pfc-mapping-profile[name=P]", `{"name":"P","received-traffic":{"unicast-mapping":{"pfc-queue":[{"pfc-queue-name":"pfc3","dot1p":[3]}]}}}`},
 		{0, 2, "/qos", ``},
 		{0, 0, "/qos/classifiers/classifier", `[{"name":"x"}]`},

@@ -13,9 +13,10 @@ import (
 const (
 	originOpenConfig = "openconfig"
 	// DefaultSONiCOrigin is the origin the sonic profile accepts for
-	// CONFIG_DB paths unless Options.NativeOrigin says otherwise. The
-	// spelling (sonic_db vs sonic-db) is UNCONFIRMED (reference/gnmi.md §2.2).
-	DefaultSONiCOrigin = "sonic_db"
+	// CONFIG_DB paths unless Options.NativeOrigin says otherwise: sonic-gnmi
+	// serves "sonic-db" (its tests and sonic-mgmt's gnmi tests use
+	// /sonic-db:CONFIG_DB/localhost/...).
+	DefaultSONiCOrigin = "sonic-db"
 	// DefaultSRLinuxOrigin is the origin the srlinux profile accepts for its
 	// native qos paths; UNCONFIRMED (reference/gnmi.md §2.4), "" here.
 	DefaultSRLinuxOrigin = ""
@@ -79,8 +80,10 @@ func newProfile(name, nativeOrigin string) (*profile, error) {
 		if nativeOrigin != "" {
 			o = nativeOrigin
 		}
+		cfg := newSchema(srlinuxNodes())
+		cfg.musts = srlMusts()
 		return &profile{
-			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: newSchema(srlinuxNodes()),
+			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: cfg,
 			models: []*gpb.ModelData{
 				model("srl_nokia-interfaces", "Nokia", "2025-03-31"), model("srl_nokia-qos", "Nokia", "2025-03-31"),
 				model("srl_nokia-system-info", "Nokia", "2025-03-31"),
@@ -111,35 +114,42 @@ func ocSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 
 func sonicSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 	for _, i := range ifaces {
-		cfg = append(cfg, seedLeaf{"/CONFIG_DB/PORT/" + i + "/mtu", "9100"}, seedLeaf{"/CONFIG_DB/PORT/" + i + "/admin_status", "up"})
+		cfg = append(cfg, seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/mtu", "9100"}, seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/admin_status", "up"})
 		for p := 0; p < 8; p++ {
 			state = append(state,
-				seedLeaf{fmt.Sprintf("/COUNTERS_DB/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_RX_PKTS", i, p), "0"},
-				seedLeaf{fmt.Sprintf("/COUNTERS_DB/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_TX_PKTS", i, p), "0"})
+				seedLeaf{fmt.Sprintf("/COUNTERS_DB/localhost/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_RX_PKTS", i, p), "0"},
+				seedLeaf{fmt.Sprintf("/COUNTERS_DB/localhost/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_TX_PKTS", i, p), "0"})
 		}
 	}
 	// A foreign WRED profile, as shipped by SONiC's default QoS config: it
 	// must survive every plan and apply.
 	cfg = append(cfg,
-		seedLeaf{"/CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/ecn", "ecn_all"},
-		seedLeaf{"/CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold", "1048576"},
+		seedLeaf{"/CONFIG_DB/localhost/WRED_PROFILE/AZURE_LOSSLESS/ecn", "ecn_all"},
+		seedLeaf{"/CONFIG_DB/localhost/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold", "1048576"},
 	)
-	state = append(state, seedLeaf{"/CONFIG_DB/DEVICE_METADATA/localhost/sonic_version", version})
+	state = append(state, seedLeaf{"/CONFIG_DB/localhost/DEVICE_METADATA/localhost/sonic_version", version})
 	return cfg, state
 }
 
 func srlSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 	for _, i := range ifaces {
 		b := "/interface[name=" + esc(i) + "]"
-		cfg = append(cfg, seedLeaf{b + "/name", i}, seedLeaf{b + "/mtu", num(9232)})
+		// Subinterface 0, routed, on every port: where the DSCP classifier
+		// is attached.
+		cfg = append(cfg, seedLeaf{b + "/name", i}, seedLeaf{b + "/mtu", num(9232)},
+			seedLeaf{b + "/subinterface[index=0]/index", num(0)}, seedLeaf{b + "/subinterface[index=0]/type", "srl_nokia-interfaces:routed"})
 		state = append(state,
 			seedLeaf{b + "/ethernet/statistics/in-mac-pause-frames", "0"},
 			seedLeaf{b + "/ethernet/statistics/out-mac-pause-frames", "0"})
 	}
-	// Default forwarding classes and PFC queues exist on every system and
-	// are referenced by the mapping profile (srl_nokia-qos.yang).
+	// Default forwarding classes, PFC queues and egress queues exist on
+	// every system and are referenced by the mapping profile
+	// (srl_nokia-qos.yang).
 	for n := 0; n < 8; n++ {
+		q := fmt.Sprintf("unicast-%d", n)
 		cfg = append(cfg,
+			seedLeaf{"/qos/queues/queue[name=" + q + "]/name", q},
+			seedLeaf{"/qos/queues/queue[name=" + q + "]/queue-index", num(n)},
 			seedLeaf{fmt.Sprintf("/qos/forwarding-classes/forwarding-class[name=fc%d]/name", n), fmt.Sprintf("fc%d", n)},
 			seedLeaf{fmt.Sprintf("/qos/queues/pfc-queue[pfc-queue-name=pfc%d]/pfc-queue-name", n), fmt.Sprintf("pfc%d", n)},
 			seedLeaf{fmt.Sprintf("/qos/queues/pfc-queue[pfc-queue-name=pfc%d]/queue-index", n), num(n)},

@@ -133,6 +133,9 @@ func matchElem(pe patElem, e gpath.Elem, exactKeys bool) bool {
 type schema struct {
 	nodes []node
 	keys  map[string][]string // joined names of a list node -> its key names
+	// musts are the model's cross-leaf constraints, checked on the whole
+	// candidate after the per-leaf checks.
+	musts []mustRule
 }
 
 func newSchema(nodes []node) *schema {

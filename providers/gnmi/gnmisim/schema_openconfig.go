@@ -39,11 +39,11 @@ func openconfigNodes(minMTU, maxMTU uint64) []node {
 	add(leaf(ocTerm+"/conditions/ipv4/config/dscp", dscp))
 	add(leaf(ocTerm+"/conditions/ipv4/config/dscp-set", list(dscp)))
 	add(leaf(ocTerm+"/conditions/ipv4/config/protocol",
-		tUnion(tUint(0, 254), tEnum("IP_TCP", "IP_UDP", "IP_ICMP", "IP_IGMP", "IP_PIM", "IP_RSVP", "IP_GRE", "IP_AUTH", "IP_L2TP"))))
+		tUnion(tUint(0, 254), tIdent("openconfig-packet-match-types", "IP_TCP", "IP_UDP", "IP_ICMP", "IP_IGMP", "IP_PIM", "IP_RSVP", "IP_GRE", "IP_AUTH", "IP_L2TP"))))
 	add(leaf(ocTerm+"/conditions/transport/config/destination-port",
 		tUnion(tUint(0, 65535), tPattern(`[0-9]+\.\.[0-9]+`), tEnum("ANY"))))
 	add(leaf(ocTerm+"/conditions/l2/config/ethertype",
-		tUnion(tUint(1536, 65535), tEnum("ETHERTYPE_IPV4", "ETHERTYPE_ARP", "ETHERTYPE_VLAN", "ETHERTYPE_IPV6", "ETHERTYPE_MPLS", "ETHERTYPE_LLDP", "ETHERTYPE_ROCE"))))
+		tUnion(tUint(1536, 65535), tIdent("openconfig-packet-match-types", "ETHERTYPE_IPV4", "ETHERTYPE_ARP", "ETHERTYPE_VLAN", "ETHERTYPE_IPV6", "ETHERTYPE_MPLS", "ETHERTYPE_LLDP", "ETHERTYPE_ROCE"))))
 	add(leaf(ocTerm+"/actions/config/target-group", tStr()).refs(ocFG))
 	add(leaf(ocTerm+"/actions/remark/config/set-dscp", dscp))
 	add(leaf(ocTerm+"/actions/remark/config/set-dot1p", tUint(0, 7)))
@@ -57,7 +57,7 @@ func openconfigNodes(minMTU, maxMTU uint64) []node {
 	add(ocEntry(ocSP, "name", tStr())...)
 	add(ocEntry(ocSched, "sequence", tUint(0, 4294967295))...)
 	add(leaf(ocSched+"/config/priority", tEnum("STRICT")))
-	add(leaf(ocSched+"/config/type", tEnum("ONE_RATE_TWO_COLOR", "TWO_RATE_THREE_COLOR")))
+	add(leaf(ocSched+"/config/type", tIdent("openconfig-qos-types", "ONE_RATE_TWO_COLOR", "TWO_RATE_THREE_COLOR")))
 	add(ocEntry(ocSched+"/inputs/input[id]", "id", tStr())...)
 	add(leaf(ocSched+"/inputs/input[id]/config/input-type", tEnum("IN_PROFILE", "OUT_PROFILE", "QUEUE")))
 	add(leaf(ocSched+"/inputs/input[id]/config/queue", tStr()).refs(ocQueue))
@@ -89,13 +89,15 @@ func openconfigNodes(minMTU, maxMTU uint64) []node {
 }
 
 // aristaNodes is OpenConfig minus what Arista's not-supported deviations
-// remove (reference/gnmi.md §2.1: transport conditions, most of ipv4 but
-// dscp, red), plus the arista-qos-augments leaves.
+// remove (arista-qos-notsupported-deviations, EOS-4.36.1F: transport
+// conditions, most of ipv4 but dscp, red, queues/queue/config/queue-id),
+// plus the arista-qos-augments leaves.
 func aristaNodes() []node {
 	var ns []node
 	for _, n := range openconfigNodes(68, 9214) {
 		p := n.pattern
-		if strings.Contains(p, "/conditions/transport/") || strings.HasSuffix(p, "/ipv4/config/protocol") || strings.Contains(p, "/red/") {
+		if strings.Contains(p, "/conditions/transport/") || strings.HasSuffix(p, "/ipv4/config/protocol") || strings.Contains(p, "/red/") ||
+			strings.HasSuffix(p, "/queues/queue[name]/config/queue-id") {
 			continue
 		}
 		ns = append(ns, n)

@@ -107,6 +107,11 @@ func (s *schema) validate(t tree, ports map[string]bool) error {
 			}
 		}
 	}
+	for _, r := range s.musts {
+		if err := r.check(t); err != nil {
+			return violation(r, err)
+		}
+	}
 	return nil
 }
 

@@ -21,6 +21,7 @@ const (
 	kEnum           // enumeration or identityref ("module:NAME" accepted)
 	kHex            // oc-yang:hex-string with a length range
 	kUnion          // any of Alts
+	kIdent          // identityref: "module:NAME", the module being Module
 )
 
 // leafType is the type of one modelled leaf. It is a hand-written subset of
@@ -34,6 +35,11 @@ type leafType struct {
 	Pattern  *regexp.Regexp // kString
 	Alts     []leafType     // kUint union members
 	LeafList bool           // a leaf-list of this type (a JSON array)
+	// Module is the module defining a kIdent's identities. RFC 7951 §6.8:
+	// the value is namespace-qualified, and may be bare only when the
+	// identity is defined in the leaf's own module (Local).
+	Module string
+	Local  bool
 }
 
 func tBool() leafType                { return leafType{Kind: kBool} }
@@ -47,7 +53,17 @@ func tPattern(re string) leafType {
 	return leafType{Kind: kString, Pattern: regexp.MustCompile("^(?:" + re + ")$")}
 }
 func tUnion(alts ...leafType) leafType { return leafType{Kind: kUnion, Alts: alts} }
-func list(t leafType) leafType         { t.LeafList = true; return t }
+
+// tIdent is an identityref to identities of module mod defined in another
+// module than the leaf's (the prefix is required).
+func tIdent(mod string, v ...string) leafType { return leafType{Kind: kIdent, Module: mod, Enum: v} }
+
+// tIdentLocal is an identityref whose identities are in the leaf's own
+// module (the prefix may be left out).
+func tIdentLocal(mod string, v ...string) leafType {
+	return leafType{Kind: kIdent, Module: mod, Enum: v, Local: true}
+}
+func list(t leafType) leafType { t.LeafList = true; return t }
 
 var hexRe = regexp.MustCompile(`^[0-9a-fA-F]*$`)
 var decRe = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
@@ -119,6 +135,26 @@ func (t leafType) check(v any) error {
 			}
 		}
 		return fmt.Errorf("%q is not one of %s", s, strings.Join(t.Enum, ", "))
+	case kIdent:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("want an identityref string, got %s", jsonKind(v))
+		}
+		mod, name, qualified := strings.Cut(s, ":")
+		if !qualified {
+			if !t.Local {
+				return fmt.Errorf("identityref %q must be qualified with its module, %s:%s (RFC 7951 §6.8)", s, t.Module, s)
+			}
+			name = s
+		} else if mod != t.Module {
+			return fmt.Errorf("identityref %q: unknown module %q, the identity is defined in %s", s, mod, t.Module)
+		}
+		for _, e := range t.Enum {
+			if name == e {
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not an identity of %s (%s)", s, t.Module, strings.Join(t.Enum, ", "))
 	case kHex:
 		s, ok := v.(string)
 		if !ok {

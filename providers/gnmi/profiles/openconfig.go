@@ -3,6 +3,7 @@ package profiles
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
@@ -93,9 +94,22 @@ func (p *ocProfile) Render(in Input) (*Desired, error) {
 	}
 	if !p.arista && len(in.Classes) > 0 {
 		c := in.Classes[0]
-		return nil, fmt.Errorf("gnmi/openconfig: class %s needs PFC (no-drop), and upstream OpenConfig has no PFC leaves; use profile arista, sonic or srlinux for this switch", c.Name)
+		return nil, fmt.Errorf("gnmi/openconfig: switch %s: class %s is lossless, and upstream OpenConfig has no PFC model: it cannot express %s. "+
+			"It can express only the classifier, forwarding group, queue, scheduler, ECN and MTU, and a class without its no-drop pause is not lossless, so nothing is rendered. "+
+			"Use profile arista, sonic or srlinux for this switch (their vendor models add PFC)", in.Switch, c.Name, strings.Join(OpenConfigCannotExpress(), ", "))
 	}
 	return p.render(in)
+}
+
+// OpenConfigCannotExpress lists the parts of a lossless class that upstream
+// OpenConfig (openconfig-qos 2.2.0) has no leaves for.
+func OpenConfigCannotExpress() []string {
+	return []string{
+		"PFC no-drop on the class's priority (per-priority pause generation)",
+		"the reaction to received PFC pause frames",
+		"the PFC watchdog",
+		"a CoS (802.1p) or Ethertype match bound to an interface",
+	}
 }
 
 // render builds the objects; Render has refused what the profile cannot
@@ -109,8 +123,13 @@ func (p *ocProfile) render(in Input) (*Desired, error) {
 	needSched := false
 	for _, c := range in.Classes {
 		q := Prefix + c.Name
-		// Queue and forwarding group: one per class, queue-id = priority.
-		qcfg := map[string]any{"name": q, "queue-id": c.Priority}
+		// Queue and forwarding group: one per class. queue-id = priority
+		// on upstream OpenConfig; Arista's not-supported deviations remove
+		// queue-id (arista-qos-notsupported-deviations, EOS-4.36.1F).
+		qcfg := map[string]any{"name": q}
+		if !p.arista {
+			qcfg["queue-id"] = c.Priority
+		}
 		queue := map[string]any{"name": q, "config": qcfg}
 		if p.arista {
 			if c.BandwidthPercent > 0 {

@@ -29,8 +29,8 @@ type Settings struct {
 	// priority 3 is "08"; the default) or "msb0" (bit 7-n, priority 3 is
 	// "10"). UNCONFIRMED (reference/gnmi.md §2.1).
 	AristaNoDropBitOrder string
-	// SONiCOrigin is the origin of CONFIG_DB paths: "sonic_db" (default) or
-	// "sonic-db" on releases that spell it so. UNCONFIRMED (§2.2).
+	// SONiCOrigin is the origin of CONFIG_DB paths: "sonic-db" (default,
+	// what sonic-gnmi serves) or "sonic_db" for a target that spells it so.
 	SONiCOrigin string
 	// SRLinuxOrigin is the origin of SR Linux native paths; "" (default)
 	// sends no origin. UNCONFIRMED (§2.4).
@@ -46,7 +46,7 @@ func (s Settings) bitOrder() string {
 
 func (s Settings) sonicOrigin() string {
 	if s.SONiCOrigin == "" {
-		return "sonic_db"
+		return "sonic-db"
 	}
 	return s.SONiCOrigin
 }
@@ -68,8 +68,8 @@ var originNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
 func CheckOrigin(profile, origin string) error {
 	switch profile {
 	case policies.ProfileSONiC:
-		if origin != "sonic_db" && origin != "sonic-db" {
-			return fmt.Errorf("SONiC origin %q: want sonic_db or sonic-db", origin)
+		if origin != "sonic-db" && origin != "sonic_db" {
+			return fmt.Errorf("SONiC origin %q: want sonic-db (sonic-gnmi) or sonic_db", origin)
 		}
 	case policies.ProfileSRLinux:
 		if !originNameRe.MatchString(origin) {

@@ -118,7 +118,7 @@ func TestSettingsChangeOrigin(t *testing.T) {
 		s    Settings
 		want string
 	}{
-		{"sonic", Settings{}, "sonic_db"},
+		{"sonic", Settings{}, "sonic-db"},
 		{"sonic", Settings{SONiCOrigin: "sonic-db"}, "sonic-db"},
 		{"srlinux", Settings{}, ""},
 		{"srlinux", Settings{SRLinuxOrigin: "srl_nokia"}, "srl_nokia"},

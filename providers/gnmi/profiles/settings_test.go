@@ -15,7 +15,7 @@ func TestSettingsEffective(t *testing.T) {
 	}{
 		{"arista", Settings{}, map[string]string{"arista_no_drop_bit_order": "lsb0"}},
 		{"arista", Settings{AristaNoDropBitOrder: "msb0", SONiCOrigin: "sonic-db"}, map[string]string{"arista_no_drop_bit_order": "msb0"}},
-		{"sonic", Settings{}, map[string]string{"origin": "sonic_db"}},
+		{"sonic", Settings{}, map[string]string{"origin": "sonic-db"}},
 		{"sonic", Settings{SONiCOrigin: "sonic-db"}, map[string]string{"origin": "sonic-db"}},
 		{"srlinux", Settings{}, map[string]string{"origin": "(none)"}},
 		{"srlinux", Settings{SRLinuxOrigin: "srl_nokia"}, map[string]string{"origin": "srl_nokia"}},
@@ -36,7 +36,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 		want    string
 	}{
 		{"arista", Settings{AristaNoDropBitOrder: "le"}, `bit order "le"`},
-		{"sonic", Settings{SONiCOrigin: "sonic_yang"}, `SONiC origin "sonic_yang": want sonic_db or sonic-db`},
+		{"sonic", Settings{SONiCOrigin: "sonic_yang"}, `SONiC origin "sonic_yang": want sonic-db (sonic-gnmi) or sonic_db`},
 		{"srlinux", Settings{SRLinuxOrigin: "srl nokia"}, `SR Linux origin "srl nokia"`},
 	}
 	for _, tc := range cases {

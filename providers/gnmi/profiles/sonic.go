@@ -10,12 +10,27 @@ import (
 	"github.com/rocefabric/roce/policies"
 )
 
-// sonicProfile renders SONiC CONFIG_DB tables written through gNMI
-// (reference/gnmi.md §2.2): /CONFIG_DB/<TABLE>/<key>/<field>, all values
-// strings.
+// sonicProfile renders SONiC CONFIG_DB tables written through sonic-gnmi:
+// origin "sonic-db", path /CONFIG_DB/localhost/<TABLE>/<key>/<field> (the
+// second element is the database namespace; "localhost" on a single-ASIC
+// switch), all values strings. The tables and fields are those of SONiC's
+// sonic-yang-models (docs/gnmi-profiles.md).
 type sonicProfile struct {
 	origin string
 }
+
+// SONiCConfigDB is the CONFIG_DB of the default (single-ASIC) namespace,
+// the prefix of every CONFIG_DB path the profile reads and writes.
+const SONiCConfigDB = "/CONFIG_DB/localhost"
+
+const sonicDB = SONiCConfigDB
+
+// SONiC's PFC watchdog timers (sonic-pfcwd.yang, PFC_WD_LIST): detection
+// 100-5000 ms, restoration 100-60000 ms.
+const (
+	SONiCWatchdogDetectionMin, SONiCWatchdogDetectionMax     = 100, 5000
+	SONiCWatchdogRestorationMin, SONiCWatchdogRestorationMax = 100, 60000
+)
 
 const (
 	sonicDSCPMap  = Prefix + "DSCP"
@@ -30,13 +45,13 @@ func (p *sonicProfile) Models() []string { return []string{"sonic-port-qos-map",
 func (p *sonicProfile) KeysOf([]string) []string { return nil } // CONFIG_DB has tables, not lists
 
 func (p *sonicProfile) VersionPath() (string, string) {
-	return p.origin, "/CONFIG_DB/DEVICE_METADATA/localhost/sonic_version"
+	return p.origin, sonicDB + "/DEVICE_METADATA/localhost/sonic_version"
 }
 
 func (p *sonicProfile) PauseCounters(iface string) (string, []string, []string) {
 	var rx, tx []string
 	for i := 0; i < 8; i++ {
-		b := fmt.Sprintf("/COUNTERS_DB/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_", iface, i)
+		b := fmt.Sprintf("/COUNTERS_DB/localhost/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_", iface, i)
 		rx, tx = append(rx, b+"RX_PKTS"), append(tx, b+"TX_PKTS")
 	}
 	return p.origin, rx, tx
@@ -44,12 +59,12 @@ func (p *sonicProfile) PauseCounters(iface string) (string, []string, []string) 
 
 func (p *sonicProfile) Collections([]string) []Collection {
 	return []Collection{
-		{Origin: p.origin, Container: "/CONFIG_DB/DSCP_TO_TC_MAP", Rows: true},
-		{Origin: p.origin, Container: "/CONFIG_DB/DOT1P_TO_TC_MAP", Rows: true},
-		{Origin: p.origin, Container: "/CONFIG_DB/TC_TO_QUEUE_MAP", Rows: true},
-		{Origin: p.origin, Container: "/CONFIG_DB/WRED_PROFILE", Rows: true},
-		{Origin: p.origin, Container: "/CONFIG_DB/PORT_QOS_MAP", Rows: true, OwnLeaves: []string{"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_queue_map"}},
-		{Origin: p.origin, Container: "/CONFIG_DB/QUEUE", Rows: true, OwnLeaves: []string{"wred_profile"}},
+		{Origin: p.origin, Container: sonicDB + "/DSCP_TO_TC_MAP", Rows: true},
+		{Origin: p.origin, Container: sonicDB + "/DOT1P_TO_TC_MAP", Rows: true},
+		{Origin: p.origin, Container: sonicDB + "/TC_TO_QUEUE_MAP", Rows: true},
+		{Origin: p.origin, Container: sonicDB + "/WRED_PROFILE", Rows: true},
+		{Origin: p.origin, Container: sonicDB + "/PORT_QOS_MAP", Rows: true, OwnLeaves: []string{"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_queue_map"}},
+		{Origin: p.origin, Container: sonicDB + "/QUEUE", Rows: true, OwnLeaves: []string{"wred_profile"}},
 	}
 }
 
@@ -62,10 +77,21 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 	if len(in.Classes) == 0 {
 		return d, nil
 	}
+	if wd := watchdogOf(in.Classes); wd != nil {
+		if err := CheckSONiCWatchdog(wd); err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
+		}
+	}
+	// The port's TC_TO_QUEUE_MAP is replaced by ours, so ours maps every
+	// traffic class, not only the lossless ones: each to its same-numbered
+	// queue, SONiC's default. A map holding only our classes would leave
+	// the other classes of the port without a queue.
 	dscpMap, dot1pMap, tcMap := map[string]any{}, map[string]any{}, map[string]any{}
+	for tc := 0; tc < 8; tc++ {
+		tcMap[strconv.Itoa(tc)] = strconv.Itoa(tc)
+	}
 	for _, c := range in.Classes {
 		tc := strconv.Itoa(c.Priority)
-		tcMap[tc] = tc
 		switch c.Match.Kind {
 		case policies.MatchDSCP, policies.MatchUDPPort:
 			ds, warn, err := dscpsOf(kind, c)
@@ -89,7 +115,7 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 			return nil, fmt.Errorf("%s: class %s: match %q is not expressible; SONiC classifies lossless traffic by DSCP or 802.1p maps", kind, c.Name, c.Match.Kind)
 		}
 		if e := c.ECN; e != nil {
-			d.add(Entry, p.origin, "/CONFIG_DB/WRED_PROFILE/"+Prefix+c.Name, map[string]any{
+			d.add(Entry, p.origin, sonicDB+"/WRED_PROFILE/"+Prefix+c.Name, map[string]any{
 				"ecn": "ecn_all", "wred_green_enable": "true",
 				"green_min_threshold":    strconv.Itoa(e.MinThresholdKB * 1024),
 				"green_max_threshold":    strconv.Itoa(e.MaxThresholdKB * 1024),
@@ -98,12 +124,12 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 		}
 	}
 	if len(dscpMap) > 0 {
-		d.add(Entry, p.origin, "/CONFIG_DB/DSCP_TO_TC_MAP/"+sonicDSCPMap, dscpMap, plan.DisruptionBrief)
+		d.add(Entry, p.origin, sonicDB+"/DSCP_TO_TC_MAP/"+sonicDSCPMap, dscpMap, plan.DisruptionBrief)
 	}
 	if len(dot1pMap) > 0 {
-		d.add(Entry, p.origin, "/CONFIG_DB/DOT1P_TO_TC_MAP/"+sonicDot1pMap, dot1pMap, plan.DisruptionBrief)
+		d.add(Entry, p.origin, sonicDB+"/DOT1P_TO_TC_MAP/"+sonicDot1pMap, dot1pMap, plan.DisruptionBrief)
 	}
-	d.add(Entry, p.origin, "/CONFIG_DB/TC_TO_QUEUE_MAP/"+sonicTCMap, tcMap, plan.DisruptionBrief)
+	d.add(Entry, p.origin, sonicDB+"/TC_TO_QUEUE_MAP/"+sonicTCMap, tcMap, plan.DisruptionBrief)
 
 	var pfc []string
 	for _, pr := range priorities(in.Classes) {
@@ -116,7 +142,7 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 			return nil, fmt.Errorf("%s: interface %q: SONiC port names look like Ethernet0", kind, ifc)
 		}
 		if mtu > 0 {
-			d.add(Merge, p.origin, "/CONFIG_DB/PORT/"+ifc, map[string]any{"mtu": strconv.Itoa(mtu)}, plan.DisruptionLink)
+			d.add(Merge, p.origin, sonicDB+"/PORT/"+ifc, map[string]any{"mtu": strconv.Itoa(mtu)}, plan.DisruptionLink)
 		}
 		qm := map[string]any{"pfc_enable": strings.Join(pfc, ","), "tc_to_queue_map": sonicTCMap}
 		if len(dscpMap) > 0 {
@@ -125,10 +151,10 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 		if len(dot1pMap) > 0 {
 			qm["dot1p_to_tc_map"] = sonicDot1pMap
 		}
-		d.add(Merge, p.origin, "/CONFIG_DB/PORT_QOS_MAP/"+ifc, qm, plan.DisruptionLink)
+		d.add(Merge, p.origin, sonicDB+"/PORT_QOS_MAP/"+ifc, qm, plan.DisruptionLink)
 		for _, c := range sortedByPriority(in.Classes) {
 			if c.ECN != nil {
-				d.add(Merge, p.origin, fmt.Sprintf("/CONFIG_DB/QUEUE/%s|%d", ifc, c.Priority), map[string]any{"wred_profile": Prefix + c.Name}, plan.DisruptionNone)
+				d.add(Merge, p.origin, sonicDB+fmt.Sprintf("/QUEUE/%s|%d", ifc, c.Priority), map[string]any{"wred_profile": Prefix + c.Name}, plan.DisruptionNone)
 			}
 		}
 		if wd != nil {
@@ -136,12 +162,27 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 			if action == "" {
 				return nil, fmt.Errorf("%s: PFC watchdog action %q: want drop or forward", kind, wd.Action)
 			}
-			d.add(Merge, p.origin, "/CONFIG_DB/PFC_WD/"+ifc, map[string]any{
+			d.add(Merge, p.origin, sonicDB+"/PFC_WD/"+ifc, map[string]any{
 				"action": action, "detection_time": strconv.Itoa(wd.DetectionMS), "restoration_time": strconv.Itoa(wd.RestorationMS),
 			}, plan.DisruptionNone)
 		}
 	}
 	return d, nil
+}
+
+// CheckSONiCWatchdog refuses PFC watchdog timers and actions SONiC's
+// sonic-pfcwd model does not take.
+func CheckSONiCWatchdog(wd *policies.PFCWatchdog) error {
+	if wd.DetectionMS < SONiCWatchdogDetectionMin || wd.DetectionMS > SONiCWatchdogDetectionMax {
+		return fmt.Errorf("PFC watchdog detection %dms: SONiC takes %d-%d ms (sonic-pfcwd detection_time)", wd.DetectionMS, SONiCWatchdogDetectionMin, SONiCWatchdogDetectionMax)
+	}
+	if wd.RestorationMS < SONiCWatchdogRestorationMin || wd.RestorationMS > SONiCWatchdogRestorationMax {
+		return fmt.Errorf("PFC watchdog restoration %dms: SONiC takes %d-%d ms (sonic-pfcwd restoration_time)", wd.RestorationMS, SONiCWatchdogRestorationMin, SONiCWatchdogRestorationMax)
+	}
+	if wd.Action != "drop" && wd.Action != "forward" {
+		return fmt.Errorf("PFC watchdog action %q: want drop or forward", wd.Action)
+	}
+	return nil
 }
 
 func sortedByPriority(cs []*policies.Lossless) []*policies.Lossless {

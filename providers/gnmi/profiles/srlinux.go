@@ -8,10 +8,16 @@ import (
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
 )
 
-// srlProfile renders SR Linux native qos (reference/gnmi.md §2.4,
-// srl_nokia-qos.yang): a PFC mapping profile whose pfc-queue N takes the
-// class's dot1p values or forwarding class, per-interface pfc-enable, and a
-// DSCP classifier policy for DSCP classes. Native paths have no config/.
+// srlProfile renders SR Linux native qos (srl_nokia-qos.yang, v25.3.1, on
+// a platform with the qos-pfc-xgs feature: 7220 IXR): a PFC mapping
+// profile whose pfc-queue N takes the class's dot1p values or forwarding
+// class (PFC generation), whose received-pfc-pause-frames/queue makes the
+// egress queue of priority N react to received pause frames, and the
+// deadlock timers; per port, pfc-enable and the profile; per routed
+// subinterface <port>.0, the DSCP classifier (the model allows classifiers
+// on subinterfaces only and PFC on ports only). Native paths have no
+// config/. enable-pfc under received-traffic is not written: it is behind
+// if-feature future-0-0, which no released image has.
 type srlProfile struct {
 	origin string
 }
@@ -19,20 +25,40 @@ type srlProfile struct {
 const (
 	srlPFCProfile = Prefix + "PFC"
 	srlDSCPPolicy = Prefix + "DSCP"
+	// srlSubinterface is the routed subinterface of each port the DSCP
+	// classifier is attached to.
+	srlSubinterface = 0
 )
+
+// SRLinuxEgressQueue is the system-reserved name of the egress queue with
+// index n (the default forwarding class fc<n> uses it): "unicast-<n>".
+func SRLinuxEgressQueue(n int) string { return fmt.Sprintf("unicast-%d", n) }
+
+// SR Linux PFC deadlock timers (srl_nokia-qos.yang received-pfc-pause-frames
+// /deadlock): detection 10-1500 ms, recovery 100-1500 ms.
+const (
+	SRLinuxDeadlockDetectionMin, SRLinuxDeadlockDetectionMax = 10, 1500
+	SRLinuxDeadlockRecoveryMin, SRLinuxDeadlockRecoveryMax   = 100, 1500
+)
+
+// srlSubinterfaceID is the qos interface-id of a port's subinterface.
+func srlSubinterfaceID(port string) string { return fmt.Sprintf("%s.%d", port, srlSubinterface) }
 
 func (p *srlProfile) Name() string { return policies.ProfileSRLinux }
 
 func (p *srlProfile) Models() []string { return []string{"srl_nokia-qos", "srl_nokia-interfaces"} }
 
 var srlKeys = keyTable{
-	"interface": {"name"},
-	"qos/forwarding-classes/forwarding-class":                            {"name"},
-	"qos/queues/pfc-queue":                                               {"pfc-queue-name"},
-	"qos/classifiers/dscp-policy":                                        {"name"},
-	"qos/classifiers/dscp-policy/dscp":                                   {"value"},
-	"qos/pfc-mapping-profile":                                            {"name"},
+	"interface":                               {"name"},
+	"interface/subinterface":                  {"index"},
+	"qos/queues/queue":                        {"name"},
+	"qos/forwarding-classes/forwarding-class": {"name"},
+	"qos/queues/pfc-queue":                    {"pfc-queue-name"},
+	"qos/classifiers/dscp-policy":             {"name"},
+	"qos/classifiers/dscp-policy/dscp":        {"value"},
+	"qos/pfc-mapping-profile":                 {"name"},
 	"qos/pfc-mapping-profile/received-traffic/unicast-mapping/pfc-queue": {"pfc-queue-name"},
+	"qos/pfc-mapping-profile/received-pfc-pause-frames/queue":            {"queue-name"},
 	"qos/interfaces/interface":                                           {"interface-id"},
 }
 
@@ -52,8 +78,10 @@ func (p *srlProfile) Collections(ifaces []string) []Collection {
 	}
 	for _, i := range ifaces {
 		q := "/qos/interfaces/interface[interface-id=" + gpath.EscapeKey(i) + "]"
+		sq := "/qos/interfaces/interface[interface-id=" + gpath.EscapeKey(srlSubinterfaceID(i)) + "]"
 		cs = append(cs,
-			Collection{Origin: p.origin, Container: q, OwnLeaves: []string{"pfc/pfc-mapping-profile", "input/classifiers/ipv4-dscp-policy"}},
+			Collection{Origin: p.origin, Container: q, OwnLeaves: []string{"pfc/pfc-mapping-profile"}},
+			Collection{Origin: p.origin, Container: sq, OwnLeaves: []string{"input/classifiers/ipv4-dscp-policy"}},
 		)
 	}
 	return cs
@@ -68,7 +96,7 @@ func (p *srlProfile) Render(in Input) (*Desired, error) {
 	if len(in.Classes) == 0 {
 		return d, nil
 	}
-	var queues, dscps []any
+	var queues, pauseQueues, dscps []any
 	seenQ := map[int]map[string]any{}
 	for _, c := range sortedByPriority(in.Classes) {
 		if c.ECN != nil {
@@ -79,10 +107,12 @@ func (p *srlProfile) Render(in Input) (*Desired, error) {
 			q = map[string]any{
 				"pfc-queue-name":           fmt.Sprintf("pfc%d", c.Priority),
 				"pfc-pause-frame-priority": c.Priority,
-				"enable-pfc":               true,
 			}
 			seenQ[c.Priority] = q
 			queues = append(queues, q)
+			pauseQueues = append(pauseQueues, map[string]any{
+				"queue-name": SRLinuxEgressQueue(c.Priority), "pfc-pause-frame-priority": c.Priority, "enable-pfc": true,
+			})
 		}
 		switch c.Match.Kind {
 		case policies.MatchCoS:
@@ -104,20 +134,19 @@ func (p *srlProfile) Render(in Input) (*Desired, error) {
 			return nil, fmt.Errorf("%s: class %s: match %q is not expressible; SR Linux PFC maps dot1p values or forwarding classes", kind, c.Name, c.Match.Kind)
 		}
 	}
+	received := map[string]any{"queue": pauseQueues}
 	pmp := map[string]any{
-		"name":             srlPFCProfile,
-		"received-traffic": map[string]any{"unicast-mapping": map[string]any{"pfc-queue": queues}},
+		"name":                      srlPFCProfile,
+		"received-traffic":          map[string]any{"unicast-mapping": map[string]any{"pfc-queue": queues}},
+		"received-pfc-pause-frames": received,
 	}
 	if wd := watchdogOf(in.Classes); wd != nil {
-		if wd.DetectionMS < 10 || wd.DetectionMS > 1500 || wd.RestorationMS < 100 || wd.RestorationMS > 1500 {
-			return nil, fmt.Errorf("%s: PFC watchdog detection %dms / restoration %dms: SR Linux deadlock timers take 10-1500 / 100-1500 ms", kind, wd.DetectionMS, wd.RestorationMS)
+		if err := CheckSRLinuxWatchdog(wd); err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
 		}
-		if wd.Action != "drop" {
-			return nil, fmt.Errorf("%s: PFC watchdog action %q: SR Linux deadlock recovery only ignores pause (drop)", kind, wd.Action)
-		}
-		pmp["received-pfc-pause-frames"] = map[string]any{"deadlock": map[string]any{
+		received["deadlock"] = map[string]any{
 			"enable": true, "detection-timer": wd.DetectionMS, "recovery-timer": wd.RestorationMS,
-		}}
+		}
 	}
 	d.add(Entry, p.origin, "/qos/pfc-mapping-profile[name="+srlPFCProfile+"]", pmp, plan.DisruptionBrief)
 	if len(dscps) > 0 {
@@ -136,10 +165,30 @@ func (p *srlProfile) Render(in Input) (*Desired, error) {
 			"interface-ref": map[string]any{"interface": ifc},
 			"pfc":           map[string]any{"pfc-enable": true, "pfc-mapping-profile": srlPFCProfile},
 		}
-		if len(dscps) > 0 {
-			qi["input"] = map[string]any{"classifiers": map[string]any{"ipv4-dscp-policy": srlDSCPPolicy}}
-		}
 		d.add(Merge, p.origin, "/qos/interfaces/interface[interface-id="+k+"]", qi, plan.DisruptionLink)
+		if len(dscps) > 0 {
+			sub := srlSubinterfaceID(ifc)
+			d.add(Merge, p.origin, "/qos/interfaces/interface[interface-id="+gpath.EscapeKey(sub)+"]", map[string]any{
+				"interface-id":  sub,
+				"interface-ref": map[string]any{"interface": ifc, "subinterface": srlSubinterface},
+				"input":         map[string]any{"classifiers": map[string]any{"ipv4-dscp-policy": srlDSCPPolicy}},
+			}, plan.DisruptionBrief)
+		}
 	}
 	return d, nil
+}
+
+// CheckSRLinuxWatchdog refuses a PFC watchdog SR Linux's deadlock
+// recovery cannot express: its timers' ranges, and any action but drop
+// (the queue ignores pause frames for the recovery time).
+func CheckSRLinuxWatchdog(wd *policies.PFCWatchdog) error {
+	if wd.DetectionMS < SRLinuxDeadlockDetectionMin || wd.DetectionMS > SRLinuxDeadlockDetectionMax ||
+		wd.RestorationMS < SRLinuxDeadlockRecoveryMin || wd.RestorationMS > SRLinuxDeadlockRecoveryMax {
+		return fmt.Errorf("PFC watchdog detection %dms / restoration %dms: SR Linux deadlock timers take %d-%d / %d-%d ms (srl_nokia-qos detection-timer, recovery-timer)",
+			wd.DetectionMS, wd.RestorationMS, SRLinuxDeadlockDetectionMin, SRLinuxDeadlockDetectionMax, SRLinuxDeadlockRecoveryMin, SRLinuxDeadlockRecoveryMax)
+	}
+	if wd.Action != "drop" {
+		return fmt.Errorf("PFC watchdog action %q: SR Linux deadlock recovery only ignores pause (drop)", wd.Action)
+	}
+	return nil
 }

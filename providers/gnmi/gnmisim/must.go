@@ -1,0 +1,158 @@
+package gnmisim
+
+import (
+	"fmt"
+	"sort"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rocefabric/roce/providers/gnmi/gpath"
+)
+
+// mustRule is one YANG constraint across leaves (a must, unique or a
+// leafref whose target depends on another leaf) that the per-leaf schema
+// cannot express. check returns the model's error-message for the first
+// violation; the cite names the YANG statement, so a test can say which
+// part of the vendor's model refused the payload.
+type mustRule struct {
+	cite  string
+	check func(t tree) error
+}
+
+// violation formats a must failure as the InvalidArgument a target
+// returns for a commit its model refuses.
+func violation(r mustRule, err error) error {
+	return status.Errorf(codes.InvalidArgument, "%v [%s]", err, r.cite)
+}
+
+// entries groups a tree's leaves by the list entry at depth len(pat)
+// matching pat (names only, any keys), keyed by the entry path.
+func entries(t tree, pat ...string) map[string]map[string]gpath.Leaf {
+	out := map[string]map[string]gpath.Leaf{}
+	for _, l := range t {
+		if len(l.Path) <= len(pat) {
+			continue
+		}
+		ok := true
+		for i, n := range pat {
+			if l.Path[i].Name != n {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		ent := l.Path[:len(pat)].String()
+		if out[ent] == nil {
+			out[ent] = map[string]gpath.Leaf{}
+		}
+		out[ent][gpath.Path(l.Path[len(pat):]).String()] = l
+	}
+	return out
+}
+
+func sortedEntries(m map[string]map[string]gpath.Leaf) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// srlMusts are the srl_nokia-qos.yang (v25.3.1) constraints on what the
+// srlinux profile writes.
+func srlMusts() []mustRule {
+	return []mustRule{
+		{
+			cite: `srl_nokia-qos.yang grouping qos-subinterface-input-top: container classifiers { must 'string(../../interface-ref/subinterface) != ""' }`,
+			check: func(t tree) error {
+				qi := entries(t, "qos", "interfaces", "interface")
+				for _, e := range sortedEntries(qi) {
+					leaves := qi[e]
+					_, sub := leaves["/interface-ref/subinterface"]
+					for p := range leaves {
+						if len(p) > len("/input/classifiers/") && p[:len("/input/classifiers/")] == "/input/classifiers/" && !sub {
+							return fmt.Errorf("%s: Attachment of classifiers, not permitted for interfaces", e)
+						}
+					}
+				}
+				return nil
+			},
+		},
+		{
+			cite: `srl_nokia-qos.yang grouping pfc-interface: leaf pfc-mapping-profile { must 'string(../../interface-ref/subinterface) = ""' }, leaf pfc-enable { must '. = false() or string(../../interface-ref/subinterface) = ""' }`,
+			check: func(t tree) error {
+				qi := entries(t, "qos", "interfaces", "interface")
+				for _, e := range sortedEntries(qi) {
+					leaves := qi[e]
+					if _, sub := leaves["/interface-ref/subinterface"]; !sub {
+						continue
+					}
+					if _, ok := leaves["/pfc/pfc-mapping-profile"]; ok {
+						return fmt.Errorf("%s: Attachment of pfc, not permitted for sub-interfaces", e)
+					}
+					if l, ok := leaves["/pfc/pfc-enable"]; ok && l.Value == true {
+						return fmt.Errorf("%s: pfc cannot be enabled on sub-interfaces", e)
+					}
+				}
+				return nil
+			},
+		},
+		{
+			cite: `srl_nokia-qos.yang interface-ref: leaf subinterface { type leafref { path "/srl_nokia-if:interface[srl_nokia-if:name=current()/../interface]/srl_nokia-if:subinterface/srl_nokia-if:index" }; must '../interface' }`,
+			check: func(t tree) error {
+				qi := entries(t, "qos", "interfaces", "interface")
+				for _, e := range sortedEntries(qi) {
+					leaves := qi[e]
+					sl, ok := leaves["/interface-ref/subinterface"]
+					if !ok {
+						continue
+					}
+					il, ok := leaves["/interface-ref/interface"]
+					if !ok {
+						return fmt.Errorf("%s: interface must be configured when subinterface is set", e)
+					}
+					port, _ := gpath.ScalarString(il.Value)
+					idx, _ := gpath.ScalarString(sl.Value)
+					p, err := gpath.Parse("/interface[name=" + gpath.EscapeKey(port) + "]/subinterface[index=" + gpath.EscapeKey(idx) + "]/index")
+					if err != nil {
+						return fmt.Errorf("%s: %v", e, err)
+					}
+					if _, ok := t[p.Key()]; !ok {
+						return fmt.Errorf("%s: interface-ref/subinterface %s: no subinterface %s.%s exists", e, idx, port, idx)
+					}
+				}
+				return nil
+			},
+		},
+		{
+			cite: `srl_nokia-qos.yang pfc-mapping-profile: list pfc-queue { unique "pfc-pause-frame-priority" }, received-pfc-pause-frames list queue { unique "pfc-pause-frame-priority" }`,
+			check: func(t tree) error {
+				for _, pat := range [][]string{
+					{"qos", "pfc-mapping-profile", "received-traffic", "unicast-mapping", "pfc-queue"},
+					{"qos", "pfc-mapping-profile", "received-pfc-pause-frames", "queue"},
+				} {
+					seen := map[string]string{}
+					es := entries(t, pat...)
+					for _, e := range sortedEntries(es) {
+						l, ok := es[e]["/pfc-pause-frame-priority"]
+						if !ok {
+							continue
+						}
+						p, _ := gpath.Parse(e)
+						v, _ := gpath.ScalarString(l.Value)
+						k := p[:2].String() + "|" + v
+						if prev, dup := seen[k]; dup {
+							return fmt.Errorf("%s: pfc-pause-frame-priority %s is already used by %s (unique)", e, v, prev)
+						}
+						seen[k] = e
+					}
+				}
+				return nil
+			},
+		},
+	}
+}
