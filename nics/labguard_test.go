@@ -115,7 +115,9 @@ func TestLabLinksNeverReachNetlinkOutsideTheirNamespace(t *testing.T) {
 		{"another lab host's namespace", ns, fakeNetns{cur: 8, named: map[string]uint64{ns: 7, "roce-abc123-h2": 8}, init: 1}, "runs in another one"},
 		{"namespace gone (lab down)", ns, fakeNetns{cur: 7, named: map[string]uint64{}, init: 1}, "is the lab running?"},
 		{"namespace is the machine's own", ns, fakeNetns{cur: 1, named: map[string]uint64{ns: 1}, init: 1}, "this machine's own network namespace"},
-		{"tree not made by roce-lab up as root", "", fakeNetns{cur: 7, named: map[string]uint64{ns: 7}, init: 1}, "names no network namespace"},
+		{"hand-seeded tree, this machine's namespace", "", fakeNetns{cur: 1, named: map[string]uint64{ns: 7}, init: 1}, "names no network namespace"},
+		{"hand-seeded tree, PID 1 unreadable", "", fakeNetns{cur: 7, named: map[string]uint64{ns: 7}}, "names no network namespace"},
+		{"hand-seeded tree, another namespace", "", fakeNetns{cur: 7, named: map[string]uint64{ns: 7}, init: 1}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

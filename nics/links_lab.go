@@ -253,12 +253,20 @@ func (HostNetns) Init() (NetnsID, bool) {
 
 // CheckLabNetns proves that the calling thread runs inside the namespace
 // `roce-lab up` made for the lab host at root, and that this namespace is
-// not this machine's own. The error names the root, the namespace and
-// what to do.
+// not this machine's own. A tree that names no namespace (seeded by hand,
+// not by roce-lab up) may only be used from a namespace other than PID
+// 1's: it never reaches this machine's own interfaces either (whether it
+// may reach the namespace roce runs in is the plan's this-machine
+// consent). The error names the root, the namespace and what to do.
 func CheckLabNetns(root string, ns NetnsProbe) error {
 	name := LabNetns(root)
 	if name == "" {
-		return fmt.Errorf("lab host %s: its netdevs are real, but the tree names no network namespace (%s is missing): it was not set up by `roce-lab up` as root; refusing to touch this machine's interfaces (run roce-lab up and plan with its .lab/lab.vars)", root, LabNetnsMarker)
+		init, ok := ns.Init()
+		cur, err := ns.Current()
+		if ok && err == nil && cur != init {
+			return nil
+		}
+		return fmt.Errorf("lab host %s: its netdevs are real, the tree names no network namespace (%s is missing: not set up by `roce-lab up` as root) and this agent runs in this machine's own namespace; refusing to touch this machine's interfaces (run roce-lab up and plan with its .lab/lab.vars)", root, LabNetnsMarker)
 	}
 	want, err := ns.Named(name)
 	if err != nil {

@@ -42,7 +42,12 @@ func checkLocalHost(addr string, h *policies.Host, root string, ns nics.NetnsPro
 		if nics.IsEmulatedLinks(root) {
 			return false, nil // every netdev is emulated: nothing real is reachable
 		}
-		return false, checkLabNamespace(addr, h, root, ns)
+		if nics.LabNetns(root) != "" {
+			return false, checkLabNamespace(addr, h, root, ns)
+		}
+		// A hand-seeded tree (emulated DCB and RDMA, real netdevs, no
+		// namespace of its own): placed like any other local host below,
+		// and its agent never touches PID 1's namespace (nics.CheckLabNetns).
 	}
 	if h.Netns == "" {
 		return true, nil
@@ -60,15 +65,13 @@ func checkLocalHost(addr string, h *policies.Host, root string, ns nics.NetnsPro
 	return false, nil
 }
 
-// checkLabNamespace refuses a lab host whose netdevs are real unless its
-// namespace is the one roce-lab up made for it, exists, and is neither
-// the namespace roce runs in nor PID 1's.
+// checkLabNamespace refuses a host of roce-lab up (its tree names the
+// namespace made for it) unless the policy names that namespace, it
+// exists, and it is neither the namespace roce runs in nor PID 1's.
 func checkLabNamespace(addr string, h *policies.Host, root string, ns nics.NetnsProbe) error {
 	made := nics.LabNetns(root)
 	fix := "run `roce-lab up` and plan with its .lab/lab.vars, and check that no other -var-file overrides lab_netns"
 	switch {
-	case made == "":
-		return fmt.Errorf("%s: lab host tree %s was not set up by `roce-lab up` as root (it names no network namespace); a lab host acts only inside its lab namespace, never on this machine: %s", addr, root, fix)
 	case h.Netns == "":
 		return fmt.Errorf("%s: lab host has no network namespace (netns is empty; lab_netns = {} in a var file?), so it would act on this machine's own interfaces; refusing: roce-lab up made %s for it: %s", addr, made, fix)
 	case h.Netns != made:
