@@ -19,13 +19,25 @@ import (
 
 // checkLabRoot refuses anything but a seeded lab tree.
 func checkLabRoot(root string) error {
-	if root == "" || filepath.Clean(root) == "/" {
-		return fmt.Errorf("lab host: refusing root %q: only a lab host's tree can be changed this way", root)
-	}
-	if _, err := os.Stat(filepath.Join(root, LabMarker)); err != nil {
-		return fmt.Errorf("lab host: %s is not a lab host tree (no %s): refusing to change it", root, LabMarker)
+	if !IsLab(root) {
+		return fmt.Errorf("lab host: %q is not a lab host tree (no %s): refusing to read or change it this way", root, LabMarker)
 	}
 	return nil
+}
+
+// LabDCBApps reads the DCB APP entries of an emulated netdev straight from
+// the lab host's tree (no netlink, so it works from outside the host's
+// namespace): what the lab's emulated RDMA path model reads as the NIC's
+// priority mapping. A netdev never configured has none (PCP trust).
+func LabDCBApps(root, netdev string) ([]DCBApp, error) {
+	if err := checkLabRoot(root); err != nil {
+		return nil, err
+	}
+	st := defaultLabDCB()
+	if _, err := loadLab(root, "dcb", netdev, &st); err != nil {
+		return nil, err
+	}
+	return st.Apps, nil
 }
 
 // LabRDMADevices lists the emulated RDMA devices of a lab host.

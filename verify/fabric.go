@@ -78,6 +78,9 @@ type Options struct {
 	Now func() time.Time
 	// Logger gets progress (one line per round and per probe); nil = silent.
 	Logger *slog.Logger
+	// Emulation selects the lab's emulated RDMA device (EmulationAuto,
+	// EmulationOn, EmulationOff; verify/emulated.go).
+	Emulation string
 }
 
 func (o Options) logger() *slog.Logger {

@@ -77,10 +77,17 @@ func junitCase(tc *junitTestCase, st Status, typ, msg, body string) {
 func RenderJUnit(w io.Writer, r *Report) error {
 	probes := junitSuite{Name: "roce-verify.probes", Timestamp: r.Started.UTC().Format("2006-01-02T15:04:05")}
 	probes.Props = &junitProps{Props: []junitProp{{Name: "tool", Value: r.Tool}}}
+	if r.Emulated {
+		probes.Props.Props = append(probes.Props.Props, junitProp{Name: "rdma-device", Value: EmulatedLabel + ": " + EmulatedModel})
+	}
 	total := 0.0
 	for _, p := range r.Probes {
+		name := fmt.Sprintf("%s <- %s (round %d)", p.Server, p.Client, p.Round)
+		if p.Emulated != nil {
+			name += " [" + EmulatedLabel + "]"
+		}
 		tc := junitTestCase{
-			Name:      fmt.Sprintf("%s <- %s (round %d)", p.Server, p.Client, p.Round),
+			Name:      name,
 			Classname: "roce.probe." + p.Class,
 			Time:      secs(p.Seconds),
 			SystemOut: p.Message + "\nserver: " + strings.Join(p.ServerArgv, " ") + "\nclient: " + strings.Join(p.ClientArgv, " "),
@@ -92,6 +99,9 @@ func RenderJUnit(w io.Writer, r *Report) error {
 		if p.Failure != nil {
 			typ = p.Failure.Class
 			body = p.Failure.Detail + "\nhint: " + p.Failure.Hint
+		}
+		for _, c := range p.Causes {
+			body += "\ncause: " + c.String()
 		}
 		junitCase(&tc, p.Status, typ, p.Message, body)
 		count(&probes, p.Status)

@@ -12,6 +12,10 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	s := r.Summary
 	fmt.Fprintf(&b, "## roce-verify: %s\n\n", strings.ToUpper(string(s.Status)))
 	fmt.Fprintf(&b, "%d passed, %d failed, %d error(s), %d skipped (exit %d); probe tool `%s`.\n\n", s.Pass, s.Fail, s.Error, s.Skip, s.ExitCode, r.Tool)
+	if r.Emulated {
+		fmt.Fprintf(&b, "> **%s RDMA device (lab):** probes marked _%s_ did not run on hardware; their bandwidth is the %s's answer for the state read from the switches and hosts.\n\n",
+			strings.ToUpper(EmulatedLabel[:1])+EmulatedLabel[1:], EmulatedLabel, EmulatedModel)
+	}
 
 	b.WriteString("### Probes\n\n")
 	if len(r.Probes) == 0 {
@@ -31,8 +35,15 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 			for _, n := range p.Notes {
 				msg += "; note: " + n
 			}
+			for _, c := range p.Causes {
+				msg += "; cause: " + c.String()
+			}
+			status := statusWord(p.Status)
+			if p.Emulated != nil {
+				status += " _" + EmulatedLabel + "_"
+			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
-				statusWord(p.Status), mdCell(p.Class), p.Round, mdCell(p.Server), mdCell(p.Client),
+				status, mdCell(p.Class), p.Round, mdCell(p.Server), mdCell(p.Client),
 				num(p.AvgGbps), num(p.ThresholdGbps), ceiling, mdCell(msg))
 		}
 		b.WriteString("\n")

@@ -16,14 +16,25 @@ func RenderText(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "roce-verify: %s (exit %d): %d passed, %d failed, %d error(s), %d skipped\n",
 		strings.ToUpper(string(s.Status)), s.ExitCode, s.Pass, s.Fail, s.Error, s.Skip)
 	fmt.Fprintf(&b, "probe tool: %s\n", r.Tool)
+	if r.Emulated {
+		fmt.Fprintf(&b, "%s: the lab hosts' RDMA device is emulated; their bandwidth comes from the %s, fed by the state read from the switches and hosts, not from hardware\n",
+			strings.ToUpper(EmulatedLabel), EmulatedModel)
+	}
 
 	b.WriteString("\nProbes:\n")
 	if len(r.Probes) == 0 {
 		b.WriteString("  (none)\n")
 	}
 	for _, p := range r.Probes {
-		fmt.Fprintf(&b, "  %-5s %s (round %d, port %d)\n", statusWord(p.Status), p.Name(), p.Round, p.TCPPort)
+		label := ""
+		if p.Emulated != nil {
+			label = " [" + EmulatedLabel + "]"
+		}
+		fmt.Fprintf(&b, "  %-5s %s (round %d, port %d)%s\n", statusWord(p.Status), p.Name(), p.Round, p.TCPPort, label)
 		fmt.Fprintf(&b, "        %s\n", p.Message)
+		for _, c := range p.Causes {
+			fmt.Fprintf(&b, "        cause: %s\n", c)
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(&b, "        note: %s\n", n)
 		}

@@ -38,7 +38,9 @@ type Report struct {
 	// Versions are the device versions seen after the run ("switch.X" →
 	// {"os": ...}, "host.Y" → {"fw.mlx5_0": ...}); a baseline records them.
 	Versions map[string]map[string]string `json:"versions,omitempty"`
-	Summary  Summary                      `json:"summary"`
+	// Emulated: at least one probe ran on the lab's emulated RDMA device.
+	Emulated bool    `json:"emulated,omitempty"`
+	Summary  Summary `json:"summary"`
 }
 
 // Summary counts statuses over probes and checks.
@@ -80,6 +82,12 @@ type Probe struct {
 	// Notes say what the agents did around the run, prefixed by the host
 	// ("host.a: stopped a leftover ib_write_bw server (pid 4242) ...").
 	Notes []string `json:"notes,omitempty"`
+	// Emulated is set when the probe ran on the lab's emulated RDMA
+	// device: its numbers come from the lab path model, not hardware.
+	Emulated *EmulatedRun `json:"emulated,omitempty"`
+	// Causes are the likely causes of a failed probe, most likely first
+	// (Diagnose), from what the run read.
+	Causes []Cause `json:"causes,omitempty"`
 }
 
 // Name identifies the probe in reports and baselines.

@@ -30,6 +30,11 @@ func Run(ctx context.Context, f Fabric, opts Options) (*Report, error) {
 	if r.cfg.ThresholdFraction < 0 || r.cfg.ThresholdFraction > 1 || r.cfg.ThresholdGbps < 0 {
 		return nil, fmt.Errorf("verify: probe threshold must be a positive Gb/s or a fraction in (0,1]")
 	}
+	switch opts.Emulation {
+	case EmulationAuto, EmulationOn, EmulationOff:
+	default:
+		return nil, fmt.Errorf("verify: emulation %q: want on, off or empty (lab hosts only)", opts.Emulation)
+	}
 	rep := &Report{FormatVersion: ReportFormatVersion, Started: opts.now(), Tool: r.cfg.Tool, Versions: map[string]map[string]string{}}
 	r.rep = rep
 	r.latest = map[string]*telemetry.Device{}
@@ -61,6 +66,12 @@ func Run(ctx context.Context, f Fabric, opts Options) (*Report, error) {
 	if opts.Baseline != nil {
 		rep.Checks = append(rep.Checks, Compare(rep, opts.Baseline, opts.tolerance())...)
 	}
+	for _, p := range rep.Probes {
+		if p.Emulated != nil {
+			rep.Emulated = true
+		}
+	}
+	Diagnose(rep, opts.Baseline)
 	rep.Finished = opts.now()
 	rep.summarize()
 	return rep, nil
@@ -186,7 +197,11 @@ func (r *runner) runRound(ctx context.Context, class *policies.Lossless, round [
 			defer wg.Done()
 			r.sem <- struct{}{}
 			defer func() { <-r.sem }()
-			probes[i] = r.runPair(ctx, class, p, basePort+i, before)
+			if r.emulate(p) {
+				probes[i] = r.runEmulated(ctx, class, p, basePort+i, before)
+			} else {
+				probes[i] = r.runPair(ctx, class, p, basePort+i, before)
+			}
 			log.Info("probe done", "probe", probes[i].Name(), "status", probes[i].Status, "avg_gbps", probes[i].AvgGbps, "message", probes[i].Message)
 		}()
 	}
