@@ -198,6 +198,7 @@ func (l *loader) decodeTLS(b *hcl.Block, ctx *hcl.EvalContext, what string) *TLS
 		r.attrError("plaintext", "Contradictory TLS settings",
 			fmt.Sprintf("%s: plaintext turns TLS off, so the certificate settings would be ignored; remove one or the other.", r.what))
 	}
+	l.record(t, r)
 	return t
 }
 

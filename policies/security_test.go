@@ -381,3 +381,68 @@ func TestLocalsOrderAndCycle(t *testing.T) {
 		t.Errorf("cos = %v, want [4] (z = (3*2)+1 - 3)", got)
 	}
 }
+
+// TestTransportWarnings: turning transport security off, written in the
+// policy, loads but warns at the setting, naming the switch; the same
+// sentences come back for providers to put in the plan.
+func TestTransportWarnings(t *testing.T) {
+	dir := t.TempDir()
+	src := losslessCoS4 + tailCreds + `
+switch "g" {
+  platform = "gnmi"
+  profile  = "sonic"
+  address  = "192.0.2.1:9339"
+  tls {
+    plaintext = true
+  }
+}
+switch "v" {
+  platform = "gnmi"
+  profile  = "sonic"
+  address  = "192.0.2.2:9339"
+  tls {
+    insecure_skip_verify = true
+  }
+}
+switch "n" {
+  platform             = "nexus5000"
+  address              = "192.0.2.3"
+  credentials          = "c"
+  insecure_skip_verify = true
+}
+switch "ok" {
+  platform = "gnmi"
+  profile  = "sonic"
+  address  = "192.0.2.4:9339"
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, diags := Load(dir, LoadOptions{Getenv: noEnv})
+	if diags.HasErrors() {
+		t.Fatal(describeDiags(diags))
+	}
+	want := map[string]string{ // position -> start of the warning
+		"main.hcl:16:5": "switch.g: gNMI WITHOUT TLS",
+		"main.hcl:24:5": "switch.v: TLS certificate NOT verified",
+		"main.hcl:31:3": "switch.n: SSH host key NOT verified",
+	}
+	got := map[string]string{}
+	for _, d := range diags {
+		if d.Summary == "Transport security off" {
+			got[diagPos(d)] = d.Detail
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d transport warnings, want %d:\n%s", len(got), len(want), describeDiags(diags))
+	}
+	for pos, prefix := range want {
+		if !strings.HasPrefix(got[pos], prefix) {
+			t.Errorf("at %s: got %q, want it to start with %q", pos, got[pos], prefix)
+		}
+	}
+	if ws := f.TransportWarnings(); len(ws) != 3 || !strings.HasPrefix(ws[0], "switch.g:") {
+		t.Errorf("Fabric.TransportWarnings = %q", ws)
+	}
+}

@@ -18,6 +18,9 @@ import (
 // Plan reads the switch and returns the changes and the exact SetRequest.
 func (t *target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	tp := &plan.TargetPlan{Address: t.Address(), Kind: t.kind(), Endpoint: t.sw.Address}
+	// Plaintext or unverified TLS, set explicitly in the policy: said in
+	// every plan (text, JSON, Markdown), naming this switch.
+	tp.Warnings = append(tp.Warnings, t.sw.TransportWarnings()...)
 	fail := func(err error) (*plan.TargetPlan, error) {
 		tp.Error = err.Error()
 		return tp, err
