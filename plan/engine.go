@@ -33,6 +33,21 @@ type Engine struct {
 	// Wait pauses between rollout batches; nil waits on the clock. Tests
 	// set it to observe the pauses without sleeping.
 	Wait func(ctx context.Context, d time.Duration)
+	// Journal, when set, records every target's transaction before it is
+	// sent (write-ahead), so a run killed at any instant can be recovered
+	// (roce-apply -recover). Apply refuses a target whose begin record
+	// cannot be written.
+	Journal *Journal
+	// OnTarget, when set, is told when a target starts (status "") and
+	// ends (its plan or apply status, and the error if any): the CLIs
+	// print progress lines from it when stderr is not a terminal.
+	OnTarget func(address, status, detail string)
+}
+
+func (e *Engine) event(address, status, detail string) {
+	if e.OnTarget != nil {
+		e.OnTarget(address, status, detail)
+	}
 }
 
 func (e *Engine) wait(ctx context.Context, d time.Duration) {
@@ -163,6 +178,7 @@ func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
 		bt := targets[i]
 		start := time.Now()
 		tctx, cancel := e.withTimeout(ctx)
+		e.event(bt.Address, "", "reading")
 		tp, err := safePlan(tctx, bt.Target)
 		cancel()
 		if err != nil {
@@ -171,8 +187,10 @@ func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
 			}
 			tp.Error = err.Error()
 			log.Warn("target could not be planned", "target", bt.Address, "error", err)
+			e.event(bt.Address, "unreadable", err.Error())
 		} else {
 			log.Debug("target planned", "target", bt.Address, "changes", len(tp.Changes), "elapsed", time.Since(start))
+			e.event(bt.Address, "read", fmt.Sprintf("%d change(s)", len(tp.Changes)))
 		}
 		if tp.Address == "" {
 			tp.Address = bt.Address

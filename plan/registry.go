@@ -15,8 +15,17 @@ type Env struct {
 	// pass their own; the CLIs pass os.LookupEnv.
 	Getenv  func(string) (string, bool)
 	Logger  *slog.Logger
-	Timeout time.Duration // per-operation timeout
+	Timeout time.Duration // per-operation (per-command) timeout
+	// ConnectTimeout bounds establishing a session: TCP connect plus the
+	// SSH or TLS handshake and login (0: the provider's default, 10s). A
+	// switch that accepts TCP but never answers is reported after it,
+	// naming the device and the stage.
+	ConnectTimeout time.Duration
 }
+
+// DefaultConnectTimeout is how long a provider waits for a session to be
+// established unless told otherwise.
+const DefaultConnectTimeout = 10 * time.Second
 
 // SwitchFactory builds a Target for one switch of a platform.
 type SwitchFactory func(env Env, sw *policies.Switch) (Target, error)

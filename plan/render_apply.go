@@ -14,6 +14,10 @@ type ApplyReport struct {
 	Results  []*ApplyResult
 	Started  time.Time
 	Finished time.Time
+	// Error is set when the run stopped before applying anything (a held
+	// lock, an interrupted earlier apply, a bad plan file), so a -json
+	// report still says why.
+	Error string
 }
 
 // ApplyCounts tallies apply results by status.
@@ -162,6 +166,7 @@ type applyReportJSON struct {
 	Summary       string         `json:"summary"`
 	Counts        ApplyCounts    `json:"counts"`
 	Results       []*ApplyResult `json:"results"`
+	Error         string         `json:"error,omitempty"`
 }
 
 // RenderApplyJSON writes the apply report as indented JSON with every
@@ -176,6 +181,7 @@ func RenderApplyJSON(w io.Writer, r *ApplyReport) error {
 	}
 	if r != nil {
 		out.StartedAt, out.FinishedAt = r.Started.UTC(), r.Finished.UTC()
+		out.Error = r.Error
 		for _, res := range r.Results {
 			if res != nil {
 				out.Results = append(out.Results, res)

@@ -116,8 +116,10 @@ func (e *Engine) Apply(ctx context.Context, p *Plan, targets []BoundTarget, o Ro
 				}
 			}
 			tp := p.Targets[i]
+			e.event(tp.Address, "", "applying ("+ph.Name+")")
 			res := e.applyOne(ctx, byAddr[tp.Address], tp)
 			results[i] = res
+			e.event(tp.Address, res.Status, res.Error)
 			if !Succeeded(res.Status) {
 				mu.Lock()
 				failed = true
@@ -154,6 +156,26 @@ func (e *Engine) applyOne(ctx context.Context, t Target, tp *TargetPlan) *ApplyR
 	}
 	tctx, cancel := e.withTimeout(ctx)
 	defer cancel()
+	if e.Journal != nil {
+		if err := e.Journal.Begin(tp); err != nil {
+			return &ApplyResult{Address: tp.Address, Status: StatusFailed, Duration: time.Since(start),
+				Error: fmt.Sprintf("nothing was sent: %v; free the disk or fix the directory's permissions and apply again", err)}
+		}
+		tctx = WithRecorder(tctx, e.Journal.Recorder(tp.Address))
+	}
+	res := e.settle(tctx, t, tp, start)
+	if e.Journal != nil {
+		if err := e.Journal.Outcome(res); err != nil {
+			// The target stays "interrupted" in the journal: the next run
+			// asks for -recover, which reads the target back. Safe side.
+			e.logger().Error("could not record the outcome in the apply journal", "target", tp.Address, "error", err)
+		}
+	}
+	return res
+}
+
+// settle runs the provider's Apply and normalises its result.
+func (e *Engine) settle(tctx context.Context, t Target, tp *TargetPlan, start time.Time) *ApplyResult {
 	res, err := safeApply(tctx, t, tp)
 	if res == nil {
 		res = &ApplyResult{Address: tp.Address, Status: StatusFailed}

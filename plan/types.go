@@ -125,6 +125,17 @@ type Plan struct {
 	PolicyDir     string        `json:"policy_dir"`
 	PolicyDigest  string        `json:"policy_digest"` // sha256 of the policy files read
 	Targets       []*TargetPlan `json:"targets"`
+	// Excluded are targets left out of a partial plan (roce-plan -out
+	// -allow-partial) because they could not be read or planned. A
+	// lossless class must be consistent on both ends of every link, so
+	// roce-apply names them before it applies the rest.
+	Excluded []Excluded `json:"excluded,omitempty"`
+}
+
+// Excluded is a target a partial plan leaves out, and why.
+type Excluded struct {
+	Address string `json:"address"`
+	Error   string `json:"error"`
 }
 
 // Exchange is one command and the device's answer, for transcripts.

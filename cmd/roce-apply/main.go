@@ -18,6 +18,7 @@ import (
 
 	"github.com/rocefabric/roce/internal/cli"
 	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
 )
 
 const usage = `Usage:
@@ -34,8 +35,18 @@ canaries and batch sizes; the first failed target stops the rollout unless
 time (lock file DIR/.roce/apply.lock, or -lock-file on shared storage so
 pipelines on different runners exclude each other; -lock-timeout to wait).
 
-Exit codes: 0 every target applied or unchanged; 1 anything else (the
-summary names the targets applied, rolled back and untouched).
+Crash safety: every target's transaction is written ahead to a journal
+(DIR/.roce/journal/, beside the lock) before anything is sent. If a run is
+killed half-way (SIGKILL, OOM, a lost runner), roce-plan and roce-apply list
+the interrupted targets and refuse to go on until you run
+    roce-apply -recover [DIR]
+which finishes or rolls back each of them (NX-OS: rollback to the recorded
+checkpoint; gNMI: compensating Set; hosts: the agent's own record), reads each
+back, and clears the journal. See docs/apply-safety.md.
+
+Exit codes: 0 every target applied or unchanged (with -recover: every
+interrupted target recovered); 1 anything else (the summary names the
+targets applied, rolled back and untouched).
 `
 
 func main() {
@@ -53,9 +64,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	autoApprove := fs.Bool("auto-approve", false, "apply without asking (for pipelines)")
 	continueOnError := fs.Bool("continue-on-error", false, "keep rolling out after a target fails")
 	lockTimeout := fs.Duration("lock-timeout", 0, "how long to wait for another roce-apply on the same policy to finish")
-	lockFile := fs.String("lock-file", "", "apply lock `FILE` (default DIR/.roce/apply.lock); put it on storage every pipeline shares so runners on different machines exclude each other")
+	lockFile := fs.String("lock-file", "", "apply lock `FILE` (default DIR/.roce/apply.lock); put it on storage every pipeline shares so runners on different machines exclude each other; the apply journal lives beside it")
 	dirFlag := fs.String("dir", "", "policy directory when applying a plan file (default: the one the plan was made from)")
-	asJSON := fs.Bool("json", false, "print the apply report as JSON")
+	asJSON := fs.Bool("json", false, "print the apply report as JSON (stdout holds only that JSON, whatever happens)")
+	allowThis := fs.Bool(plan.FlagAllowThisMachine, false, "let the plan change the machine roce-apply runs on (a local host outside a namespace, or in roce's own); refused without it, in CI too")
+	allowCutOff := fs.Bool(plan.FlagAllowCutOff, false, "with -"+plan.FlagAllowThisMachine+": also the changes the plan says can cut this machine off (MTU or address on its default-route or SSH interface)")
+	recoverFlag := fs.Bool("recover", false, "finish or roll back the targets an interrupted roce-apply left (listed by roce-plan), read each back, and clear the journal; applies no plan")
 	fs.Usage = cli.Usage(fs, usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -63,14 +77,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return cli.ExitError
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(stderr, "roce-apply: expected one plan file or policy directory, got %v\n", fs.Args())
+	report := &plan.ApplyReport{Started: time.Now(), Results: []*plan.ApplyResult{}}
+	// fail reports an error that ends the run; with -json stdout still
+	// gets a report (with the error), so a pipeline parsing it never sees
+	// anything but JSON.
+	fail := func(msg string) int {
+		fmt.Fprintln(stderr, "roce-apply:", msg)
+		if *asJSON {
+			report.Finished, report.Error = time.Now(), msg
+			_ = plan.RenderApplyJSON(stdout, report)
+		}
 		return cli.ExitError
+	}
+	// human is where text meant for a person goes: stdout, or stderr when
+	// stdout is reserved for JSON.
+	human := stdout
+	if *asJSON {
+		human = stderr
+	}
+	if fs.NArg() > 1 {
+		return fail(fmt.Sprintf("expected one plan file or policy directory, got %v", fs.Args()))
 	}
 	log, err := c.Logger(stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "roce-apply:", err)
-		return cli.ExitError
+		return fail(err.Error())
 	}
 	arg := "."
 	if fs.NArg() == 1 {
@@ -79,13 +109,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var saved *plan.Plan
 	dir := arg
 	if st, err := os.Stat(arg); err != nil {
-		fmt.Fprintf(stderr, "roce-apply: %v\n", err)
-		return cli.ExitError
+		return fail(err.Error())
 	} else if !st.IsDir() {
+		if *recoverFlag {
+			return fail("-recover takes the policy directory (default .), not a plan file: recovery reads the journal, not a plan")
+		}
 		saved, err = plan.ReadPlanFile(arg)
 		if err != nil {
-			fmt.Fprintln(stderr, "roce-apply:", err)
-			return cli.ExitError
+			return fail(err.Error())
 		}
 		dir = saved.PolicyDir
 		if *dirFlag != "" {
@@ -95,11 +126,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	fab, src, err := c.LoadFabric(dir, stderr)
 	if err != nil {
-		return cli.ExitError
+		return fail("the policy in " + dir + " has errors (above)")
 	}
 	if saved != nil && saved.PolicyDigest != src.Digest() {
-		fmt.Fprintf(stderr, "roce-apply: the policy in %s changed since this plan was made; re-run roce-plan and review the new plan\n", dir)
-		return cli.ExitError
+		return fail(fmt.Sprintf("the policy in %s changed since this plan was made; re-run roce-plan and review the new plan", dir))
 	}
 	lockPath := *lockFile
 	if lockPath == "" {
@@ -108,12 +138,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	lock, err := plan.AcquireLockNotify(ctx, lockPath, *lockTimeout, lockHolder(),
 		func(msg string) { fmt.Fprintln(stderr, "roce-apply:", msg) })
 	if err != nil {
-		fmt.Fprintln(stderr, "roce-apply:", err)
-		return cli.ExitError
+		return fail(err.Error())
 	}
 	defer lock.Release()
 
+	journalDir := plan.JournalDir(lockPath)
+	interrupted, err := plan.ReadJournal(journalDir)
+	if err != nil {
+		return fail(err.Error())
+	}
 	eng := c.Engine(fab, log)
+	if *recoverFlag {
+		return recoverRun(ctx, eng, fab, interrupted, report, *asJSON, c.Color(stdout), stdout, stderr, fail)
+	}
+	if len(interrupted) > 0 {
+		return fail(plan.DescribeInterrupted(interrupted, recoverCommand(dir, *lockFile)) + "\nNothing was applied.")
+	}
+
 	var selection []string = c.Targets
 	if saved != nil && len(selection) == 0 {
 		for _, tp := range saved.Targets {
@@ -122,8 +163,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	targets, err := eng.Targets(fab, selection)
 	if err != nil {
-		fmt.Fprintln(stderr, "roce-apply:", err)
-		return cli.ExitError
+		return fail(err.Error())
 	}
 	defer plan.CloseAll(targets)
 
@@ -131,26 +171,49 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if p == nil {
 		p = cli.PlanTargets(ctx, eng, targets, stderr)
 		p.PolicyDir, p.PolicyDigest = dir, src.Digest()
-		if err := plan.RenderText(stdout, p, plan.TextOptions{Color: c.Color(stdout)}); err != nil {
-			fmt.Fprintln(stderr, "roce-apply:", err)
-			return cli.ExitError
+		if err := plan.RenderText(human, p, plan.TextOptions{Color: c.Color(human)}); err != nil {
+			return fail(err.Error())
 		}
 		counts := plan.CountPlan(p)
 		if counts.TargetsFailed > 0 {
-			fmt.Fprintln(stderr, "roce-apply: some targets could not be planned (above); fix them or limit the run with -target")
-			return cli.ExitError
+			return fail("some targets could not be planned (above); fix them or limit the run with -target")
 		}
 		if counts.TargetsChanged == 0 {
+			if *asJSON {
+				results, _ := eng.Apply(ctx, p, targets, plan.RolloutOptions{}) // every target unchanged: nothing is sent
+				report.Results, report.Finished = results, time.Now()
+				if err := plan.RenderApplyJSON(stdout, report); err != nil {
+					fmt.Fprintln(stderr, "roce-apply:", err)
+					return cli.ExitError
+				}
+			}
 			return cli.ExitOK
 		}
-		if !*autoApprove && !confirm(stdin, stdout) {
-			fmt.Fprintln(stdout, "Apply cancelled; nothing was changed.")
+		if !*autoApprove && !confirm(stdin, human) {
+			fmt.Fprintln(human, "Apply cancelled; nothing was changed.")
+			if *asJSON {
+				return fail("apply cancelled; nothing was changed")
+			}
 			return cli.ExitError
 		}
 	} else {
 		p = restrict(p, targets)
+		if len(p.Excluded) > 0 {
+			fmt.Fprint(human, plan.DescribeExcluded(p.Excluded))
+			if !*autoApprove && !confirmExcluded(stdin, human) {
+				fmt.Fprintln(human, "Apply cancelled; nothing was changed.")
+				if *asJSON {
+					return fail("apply cancelled; nothing was changed")
+				}
+				return cli.ExitError
+			}
+		}
 	}
 
+	// Changing the machine roce runs on needs a visible opt-in (docs/lab.md); the host provider checks it again.
+	if ctx, err = plan.GuardThisMachine(ctx, p, plan.ThisMachineConsent{AllowThisMachine: *allowThis, AllowCutOff: *allowCutOff, CI: plan.InCI(os.Getenv)}); err != nil {
+		return fail(err.Error())
+	}
 	ro := plan.RolloutFrom(fab.Rollout)
 	ro.ContinueOnError = *continueOnError
 	if flagSet(fs, "parallelism") || ro.Parallelism == 0 {
@@ -160,14 +223,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, ph := range plan.Phases(p, ro) {
 		toApply += len(ph.Targets)
 	}
-	report := &plan.ApplyReport{Started: time.Now()}
+	journal, err := plan.CreateJournal(journalDir, lockHolder())
+	if err != nil {
+		return fail(err.Error() + "; nothing was applied (the journal is what makes an interrupted apply recoverable)")
+	}
 	prog := plan.NewProgress(stderr, "Applying", toApply, cli.IsTerminal(stderr))
 	eng.OnProgress = func() { prog.Done(1) }
+	eng.OnTarget = cli.ProgressLines(stderr, "roce-apply")
+	eng.Journal = journal
 	results, err := eng.Apply(ctx, p, targets, ro)
 	prog.Finish()
+	if cerr := journal.Close(); cerr != nil {
+		fmt.Fprintln(stderr, "roce-apply:", cerr)
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, "roce-apply:", err)
-		return cli.ExitError
+		return fail(err.Error())
 	}
 	report.Results, report.Finished = results, time.Now()
 	if *asJSON {
@@ -185,6 +255,81 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	return cli.ExitOK
+}
+
+// recoverRun is roce-apply -recover: every interrupted target is finished
+// or rolled back, read back, and cleared from the journal.
+func recoverRun(ctx context.Context, eng *plan.Engine, fab *policies.Fabric, ins []*plan.Interrupted, report *plan.ApplyReport,
+	asJSON, color bool, stdout, stderr io.Writer, fail func(string) int) int {
+	if len(ins) == 0 {
+		fmt.Fprintln(stderr, "roce-apply: nothing to recover: no interrupted apply in the journal")
+		if asJSON {
+			report.Finished = time.Now()
+			if err := plan.RenderApplyJSON(stdout, report); err != nil {
+				return cli.ExitError
+			}
+		}
+		return cli.ExitOK
+	}
+	seen := map[string]bool{}
+	var addrs []string
+	for _, in := range ins {
+		if !seen[in.Entry.Address] {
+			seen[in.Entry.Address] = true
+			addrs = append(addrs, in.Entry.Address)
+		}
+	}
+	targets, err := eng.Targets(fab, addrs)
+	if err != nil {
+		// A target gone from the policy: recover the others, report it.
+		var ok []string
+		for _, a := range addrs {
+			if _, e := eng.Targets(fab, []string{a}); e == nil {
+				ok = append(ok, a)
+			}
+		}
+		targets, err = eng.Targets(fab, ok)
+		if err != nil {
+			return fail(err.Error())
+		}
+	}
+	defer plan.CloseAll(targets)
+	fmt.Fprintf(stderr, "roce-apply: recovering %d interrupted target(s)\n", len(ins))
+	eng.OnTarget = cli.ProgressLines(stderr, "roce-apply -recover")
+	results := eng.Recover(ctx, ins, targets)
+	report.Results, report.Finished = results, time.Now()
+	if asJSON {
+		err = plan.RenderApplyJSON(stdout, report)
+	} else {
+		err = plan.RenderApplyText(stdout, report, color)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-apply:", err)
+		return cli.ExitError
+	}
+	for _, r := range results {
+		if r.Status != plan.StatusApplied && r.Status != plan.StatusRolledBack {
+			fmt.Fprintln(stderr, "roce-apply: some targets could not be recovered (above); they stay in the journal")
+			return cli.ExitError
+		}
+	}
+	fmt.Fprintln(stderr, "roce-apply: every interrupted target is consistent again (applied = fully as planned, rolled-back = exactly as before); run roce-plan to see what is left to do")
+	return cli.ExitOK
+}
+
+// recoverCommand is the command line that recovers this policy's journal.
+func recoverCommand(dir, lockFile string) string {
+	s := "roce-apply -recover"
+	if lockFile != "" {
+		s += " -lock-file " + lockFile
+	}
+	return s + " " + dir
+}
+
+func confirmExcluded(stdin io.Reader, w io.Writer) bool {
+	fmt.Fprint(w, "\nThe plan leaves the targets above out. Apply the rest anyway? Only 'yes' will be accepted: ")
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	return strings.TrimSpace(line) == "yes"
 }
 
 // restrict keeps the saved plan's targets that the selection built, so

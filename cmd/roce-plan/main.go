@@ -28,8 +28,19 @@ the lossless configuration each platform needs, and shows what would change:
   +  create    ~  update    -  delete
 Objects the tool did not create (prefix ROCE-) are read and kept, never changed.
 
-Exit codes: 0 success; 1 error (bad policy, or a target could not be read);
-with -detailed-exitcode: 0 no changes, 1 error, 2 the plan has changes.
+A plan in which any target could not be read is incomplete: -out refuses to
+save it unless -allow-partial, and then the file names the targets left out
+(roce-apply lists them before it asks). A lossless class must be the same on
+both ends of every link, so applying part of a fabric can leave a link with
+PFC on one end only.
+
+If an earlier roce-apply was interrupted (killed, crashed), roce-plan lists
+the targets it left and in which state, and exits 1 until
+"roce-apply -recover" has made them consistent (docs/apply-safety.md).
+
+Exit codes: 0 success; 1 error (bad policy, a target could not be read, or an
+interrupted apply awaits recovery); with -detailed-exitcode: 0 no changes,
+1 error, 2 the plan has changes.
 `
 
 func main() {
@@ -57,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	asMarkdown := fs.Bool("markdown", false, "print the plan as Markdown, for a pull-request comment")
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 1 on error")
 	verbose := fs.Bool("verbose", false, "show full before/after text and every command")
+	allowPartial := fs.Bool("allow-partial", false, "with -out: save the plan even if some targets could not be read; they are recorded as excluded")
+	lockFile := fs.String("lock-file", "", "the apply lock `FILE` roce-apply uses (default DIR/.roce/apply.lock); its apply journal, checked for interrupted applies, is beside it")
 	fs.Usage = cli.Usage(fs, usage)
 	dir, code, ok := parseArgs(fs, args, stderr)
 	if !ok {
@@ -73,6 +86,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fab, src, err := c.LoadFabric(dir, stderr)
 	if err != nil {
+		return cli.ExitError
+	}
+	lockPath := *lockFile
+	if lockPath == "" {
+		lockPath = plan.DefaultLockPath(dir)
+	}
+	interrupted, err := plan.ReadJournal(plan.JournalDir(lockPath))
+	if err != nil {
+		fmt.Fprintln(stderr, "roce-plan:", err)
+		return cli.ExitError
+	}
+	if len(interrupted) > 0 {
+		rc := "roce-apply -recover"
+		if *lockFile != "" {
+			rc += " -lock-file " + *lockFile
+		}
+		fmt.Fprintln(stderr, "roce-plan:", plan.DescribeInterrupted(interrupted, rc+" "+dir))
+		fmt.Fprintln(stderr, "roce-plan: not planning: a plan read from half-configured targets would be misleading.")
 		return cli.ExitError
 	}
 	p, err := cli.MakePlan(ctx, &c, fab, log, stderr)
@@ -95,8 +126,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "roce-plan: writing the plan:", err)
 		return cli.ExitError
 	}
+	counts := plan.CountPlan(p)
+	partial := false
 	if *out != "" {
-		if err := plan.WritePlanFileRedacting(*out, p, cli.Secrets(fab)); err != nil {
+		toSave := p
+		if counts.TargetsFailed > 0 {
+			if !*allowPartial {
+				fmt.Fprintf(stderr, "roce-plan: not saving the plan to %s: %d target(s) could not be read (above), so it is incomplete. "+
+					"A lossless class must be the same on both ends of every link; applying the rest could leave PFC on one end only. "+
+					"Fix or wait for them, limit the plan with -target, or save it anyway with -allow-partial (the file then names them)\n", *out, counts.TargetsFailed)
+				return cli.ExitError
+			}
+			toSave, partial = plan.Partial(p), true
+		}
+		if err := plan.WritePlanFileRedacting(*out, toSave, cli.Secrets(fab)); err != nil {
 			fmt.Fprintln(stderr, "roce-plan: saving the plan:", err)
 			return cli.ExitError
 		}
@@ -110,10 +153,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stdout, "\nSaved the plan to %s. Apply exactly this plan with:\n    %s %s\n", *out, apply, *out)
 		}
+		if partial {
+			fmt.Fprintf(stderr, "roce-plan: saved a PARTIAL plan: %d target(s) that could not be read are left out and named in the file\n", counts.TargetsFailed)
+		}
 	}
-	counts := plan.CountPlan(p)
 	switch {
-	case counts.TargetsFailed > 0:
+	case counts.TargetsFailed > 0 && !partial:
 		return cli.ExitError
 	case *detailed && counts.TargetsChanged > 0:
 		return cli.ExitChanges

@@ -42,9 +42,13 @@ type Common struct {
 	Targets     Multi
 	Parallelism int
 	Timeout     time.Duration
-	NoColor     bool
-	LogLevel    string
-	LogFormat   string
+	// ConnectTimeout bounds one session's TCP connect, handshake and
+	// login; CommandTimeout one command or RPC on it.
+	ConnectTimeout time.Duration
+	CommandTimeout time.Duration
+	NoColor        bool
+	LogLevel       string
+	LogFormat      string
 }
 
 // Register adds the common flags to fs.
@@ -53,7 +57,9 @@ func (c *Common) Register(fs *flag.FlagSet) {
 	fs.Var(&c.VarFiles, "var-file", "load policy variables from an HCL file (repeatable)")
 	fs.Var(&c.Targets, "target", "limit the run to switch.NAME or host.NAME (repeatable)")
 	fs.IntVar(&c.Parallelism, "parallelism", plan.DefaultParallelism, "how many targets to read or apply at once")
-	fs.DurationVar(&c.Timeout, "timeout", 5*time.Minute, "time limit for one target's read or apply")
+	fs.DurationVar(&c.Timeout, "timeout", 5*time.Minute, "overall time limit for one target's read or apply")
+	fs.DurationVar(&c.ConnectTimeout, "connect-timeout", plan.DefaultConnectTimeout, "time limit to connect to one device: TCP, SSH/TLS handshake and login (a dead switch is reported after it)")
+	fs.DurationVar(&c.CommandTimeout, "command-timeout", time.Minute, "time limit for one command or RPC on a device")
 	fs.BoolVar(&c.NoColor, "no-color", false, "never use colour")
 	fs.StringVar(&c.LogLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
@@ -14,9 +17,42 @@ import (
 func (c *Common) Engine(fab *policies.Fabric, log *slog.Logger) *plan.Engine {
 	return &plan.Engine{
 		Registry:      Registry(),
-		Env:           plan.Env{Fabric: fab, Getenv: os.LookupEnv, Logger: log, Timeout: c.Timeout},
+		Env:           plan.Env{Fabric: fab, Getenv: os.LookupEnv, Logger: log, Timeout: c.commandTimeout(), ConnectTimeout: c.ConnectTimeout},
 		Parallelism:   c.Parallelism,
 		TargetTimeout: c.Timeout,
+	}
+}
+
+// commandTimeout is the per-command limit, never above the per-target one.
+func (c *Common) commandTimeout() time.Duration {
+	if c.Timeout > 0 && (c.CommandTimeout <= 0 || c.CommandTimeout > c.Timeout) {
+		return c.Timeout
+	}
+	return c.CommandTimeout
+}
+
+// ProgressLines returns an Engine.OnTarget that writes one line per target
+// event to w ("roce-apply: switch.leaf1: applied (...)") when w is not a
+// terminal, where no progress bar is drawn; nil on a terminal.
+func ProgressLines(w io.Writer, prefix string) func(address, status, detail string) {
+	if IsTerminal(w) {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(address, status, detail string) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case status == "":
+			fmt.Fprintf(w, "%s: %s: %s\n", prefix, address, detail)
+		case detail == "":
+			fmt.Fprintf(w, "%s: %s: %s\n", prefix, address, status)
+		default:
+			if len(detail) > 300 {
+				detail = detail[:300] + "..."
+			}
+			fmt.Fprintf(w, "%s: %s: %s: %s\n", prefix, address, status, detail)
+		}
 	}
 }
 
@@ -25,9 +61,16 @@ func (c *Common) Engine(fab *policies.Fabric, log *slog.Logger) *plan.Engine {
 func PlanTargets(ctx context.Context, eng *plan.Engine, targets []plan.BoundTarget, stderr io.Writer) *plan.Plan {
 	prog := plan.NewProgress(stderr, "Reading", len(targets), IsTerminal(stderr))
 	eng.OnProgress = func() { prog.Done(1) }
+	if lines := ProgressLines(stderr, "roce-plan"); lines != nil {
+		eng.OnTarget = func(address, status, detail string) {
+			if status != "" { // one line per target read, not two
+				lines(address, status, detail)
+			}
+		}
+	}
 	p := eng.Plan(ctx, targets)
 	prog.Finish()
-	eng.OnProgress = nil
+	eng.OnProgress, eng.OnTarget = nil, nil
 	return p
 }
 

@@ -21,6 +21,9 @@ type txn struct {
 	conns      []*conn
 	checkpoint string
 	pre        *state
+	// tp is the plan being applied or recovered: it tells roce's own
+	// changes from anyone else's in a rollback patch.
+	tp *plan.TargetPlan
 }
 
 func (x *txn) open(ctx context.Context) (*conn, error) {
@@ -62,10 +65,16 @@ func (x *txn) trips() int {
 // checkpoint (nothing sent yet), the apply starts over. So the switch ends
 // as before (rolled-back) or as planned (applied), wherever it drops.
 func (t *Target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyResult, error) {
+	return t.transact(tp, func(x *txn) (string, error) { return t.apply(ctx, tp, x) })
+}
+
+// transact runs one transaction (an apply or a recovery) and reports it:
+// status, every session's transcript, duration and error.
+func (t *Target) transact(tp *plan.TargetPlan, fn func(x *txn) (string, error)) (*plan.ApplyResult, error) {
 	start := time.Now()
 	res := &plan.ApplyResult{Address: t.Address()}
-	x := &txn{t: t}
-	status, err := t.apply(ctx, tp, x)
+	x := &txn{t: t, tp: tp}
+	status, err := fn(x)
 	for _, c := range x.conns {
 		c.close()
 	}
@@ -141,7 +150,25 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		return plan.StatusRefused, fmt.Errorf("%s: the policy now renders a different script than the plan holds (nothing was sent); re-run roce-plan and review it", t.Address())
 	}
 
-	x.checkpoint = t.checkpointName()
+	if err := t.prepareCheckpoints(c); err != nil {
+		switch {
+		case errors.Is(err, errConnection):
+			return plan.StatusFailed, fmt.Errorf("%s: prepare the checkpoint (nothing was sent): %w", t.Address(), err)
+		case errors.Is(err, errBusy):
+			return plan.StatusRefused, err
+		}
+		return plan.StatusFailed, err
+	}
+
+	// Write-ahead: the journal names the checkpoint (and the managed
+	// configuration it holds) before the switch is asked to take it, so a
+	// kill at any instant after this leaves what -recover needs.
+	rec := plan.RecorderFrom(ctx)
+	name := t.checkpointName()
+	if err := rec.Record(stepCheckpoint, map[string]string{stepCheckpoint: name, "before": pre.text}); err != nil {
+		return plan.StatusFailed, fmt.Errorf("%s: recording the checkpoint in the apply journal (nothing was sent): %w", t.Address(), err)
+	}
+	x.checkpoint = name
 	t.log.Info("applying", "target", t.Address(), "lines", len(tp.Commands), "checkpoint", x.checkpoint)
 	if _, err := c.command("checkpoint " + x.checkpoint); err != nil {
 		if errors.Is(err, errConnection) {
@@ -151,8 +178,35 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		}
 		return plan.StatusFailed, fmt.Errorf("%s: create checkpoint %s (nothing was changed): %w", t.Address(), x.checkpoint, err)
 	}
+	// Concurrency on the device, not only in a local lock file: another
+	// roce-apply (another checkout, another runner) shows as another fresh
+	// roce checkpoint, and an operator's edit since our read as a moved
+	// configuration. Either way, back off before pushing anything.
+	others, err := t.othersAt(c, x.checkpoint)
+	if err != nil {
+		return t.undo(ctx, x, c, err)
+	}
+	if len(others) > 0 {
+		t.removeCheckpoint(ctx, x, c, "backed off")
+		return plan.StatusRefused, fmt.Errorf("%s: %w (checkpoint %s appeared beside ours); nothing was pushed and our checkpoint was removed; wait for it to finish and re-run roce-plan", t.Address(), errBusy, strings.Join(others, ", "))
+	}
+	again, err := t.readConfig(c, pre)
+	if err != nil {
+		return t.undo(ctx, x, c, fmt.Errorf("re-read before pushing: %w", err))
+	}
+	if again.fingerprint != pre.fingerprint {
+		t.removeCheckpoint(ctx, x, c, "backed off")
+		return plan.StatusStale, fmt.Errorf("%s: the configuration changed while the apply was starting (someone else is changing the switch); nothing was pushed: %w", t.Address(), plan.ErrStale)
+	}
+	if err := rec.Record(stepPush, map[string]string{"lines": fmt.Sprint(len(tp.Commands))}); err != nil {
+		t.removeCheckpoint(ctx, x, c, "journal failed")
+		return plan.StatusFailed, fmt.Errorf("%s: recording the push in the apply journal (nothing was pushed): %w", t.Address(), err)
+	}
 	if _, err := c.configure(tp.Commands); err != nil {
 		return t.undo(ctx, x, c, fmt.Errorf("apply: %w", err))
+	}
+	if err := rec.Record(stepPushed, nil); err != nil {
+		return t.undo(ctx, x, c, fmt.Errorf("recording the push in the apply journal: %w", err))
 	}
 	post, err := t.readConfig(c, pre)
 	if err != nil {
@@ -161,14 +215,18 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 	if err := t.verifyApplied(post, desired); err != nil {
 		return t.undo(ctx, x, c, err)
 	}
+	if err := rec.Record(stepVerified, nil); err != nil {
+		// Applied and verified; a later -recover reads it back as applied.
+		t.log.Warn("applied and verified, but the apply journal could not record it", "target", t.Address(), "error", err)
+	}
 	t.removeCheckpoint(ctx, x, c, "applied")
 	return plan.StatusApplied, nil
 }
 
 // removeCheckpoint deletes the transaction's checkpoint. When the session
 // is gone it reconnects once to do it, so our checkpoints (NX-OS keeps at
-// most 10, reference §3.2) do not pile up; a failure is only logged, as
-// the outcome is already decided.
+// most 10) do not pile up; a failure is only logged, as the outcome is
+// already decided (the next apply removes it as stale).
 func (t *Target) removeCheckpoint(ctx context.Context, x *txn, c *conn, outcome string) {
 	_, err := c.command("no checkpoint " + x.checkpoint)
 	if err != nil && errors.Is(err, errConnection) {
@@ -179,7 +237,9 @@ func (t *Target) removeCheckpoint(ctx context.Context, x *txn, c *conn, outcome 
 	}
 	if err != nil {
 		t.log.Warn(outcome+", but the checkpoint could not be removed", "target", t.Address(), "checkpoint", x.checkpoint, "error", err)
+		return
 	}
+	_ = plan.RecorderFrom(ctx).Record(stepCheckpointRemoved, map[string]string{stepCheckpoint: x.checkpoint})
 }
 
 // verifyApplied requires the re-read config to be the desired config and a
@@ -266,6 +326,25 @@ func (t *Target) unrecovered(x *txn, cause, why error) error {
 // because the session went while creating it), the configuration read
 // afterwards decides: identical to before means nothing needed undoing.
 func (t *Target) rollback(ctx context.Context, x *txn, c *conn, cause error) (string, error) {
+	// A rollback restores the whole running configuration: if the switch
+	// also changed in ways roce did not make since the checkpoint (an
+	// operator's edit), rolling back would silently erase them. Say so and
+	// leave the decision to a person instead.
+	if x.tp != nil {
+		foreign, err := t.foreignPatchLines(c, x.checkpoint, x.tp)
+		if err != nil && errors.Is(err, errConnection) {
+			return plan.StatusFailed, err
+		}
+		if err == nil && len(foreign) > 0 {
+			if len(foreign) > 6 {
+				foreign = append(foreign[:6], "...")
+			}
+			return plan.StatusFailed, fmt.Errorf("%s: %v; NOT rolled back: since checkpoint %s was taken the switch also changed in ways roce did not make (%s), and a rollback would erase those too. "+
+				"The checkpoint is kept. Look at `show diff rollback-patch checkpoint %s running-config`; then either `rollback running-config checkpoint %s atomic` (erases both) or fix the QoS configuration by hand, delete the checkpoint, and run roce-apply -recover",
+				t.Address(), cause, x.checkpoint, strings.Join(foreign, " | "), x.checkpoint, x.checkpoint)
+		}
+	}
+	_ = plan.RecorderFrom(ctx).Record(stepRollback, map[string]string{stepCheckpoint: x.checkpoint})
 	refused := error(nil)
 	if _, err := c.command("rollback running-config checkpoint " + x.checkpoint + " atomic"); err != nil {
 		if errors.Is(err, errConnection) {
@@ -283,13 +362,14 @@ func (t *Target) rollback(ctx context.Context, x *txn, c *conn, cause error) (st
 		}
 		return plan.StatusFailed, fmt.Errorf("%s: %v; rolled back, but the re-read failed: %w; checkpoint %s is kept", t.Address(), cause, err, x.checkpoint)
 	}
-	if after.text != x.pre.text {
+	if after.fingerprint != x.pre.fingerprint {
 		if refused != nil {
 			return plan.StatusFailed, fmt.Errorf("%s: %v; then the rollback failed: %w; checkpoint %s is kept on the switch", t.Address(), cause, refused, x.checkpoint)
 		}
 		return plan.StatusFailed, fmt.Errorf("%s: %v; rolled back to checkpoint %s, but the config read afterwards differs from the config before apply (%s, before %s); checkpoint kept, inspect with `show diff rollback-patch checkpoint %s running-config`",
 			t.Address(), cause, x.checkpoint, after.fingerprint, x.pre.fingerprint, x.checkpoint)
 	}
+	_ = plan.RecorderFrom(ctx).Record(stepRolledBack, nil)
 	if refused != nil {
 		t.log.Warn("the rollback was refused, but the configuration is identical to before", "target", t.Address(), "checkpoint", x.checkpoint, "error", refused)
 		t.removeCheckpoint(ctx, x, c, "identical to before")

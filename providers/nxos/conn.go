@@ -45,6 +45,8 @@ type dialer struct {
 	auth      []ssh.AuthMethod
 	trust     trust
 	opTimeout time.Duration
+	// connectTimeout bounds TCP connect, SSH handshake and login.
+	connectTimeout time.Duration
 }
 
 // conn is one scrapligo cisco_nxos session. Every exchange is recorded.
@@ -73,7 +75,10 @@ func (dl dialer) open(ctx context.Context) (*conn, error) {
 	addr := joinHostPort(host, port)
 	tr := &sshTransport{
 		ctx: ctx, addr: addr, user: dl.user, auth: dl.auth,
-		hostKey: dl.trust.callback, timeout: dl.opTimeout,
+		hostKey: dl.trust.callback, timeout: dl.connectTimeout,
+	}
+	if tr.timeout <= 0 {
+		tr.timeout = plan.DefaultConnectTimeout
 	}
 	if dl.trust.algorithms != nil {
 		tr.hostKeyAlgorithms = dl.trust.algorithms(addr)

@@ -22,8 +22,8 @@ import (
 	"github.com/rocefabric/roce/policies"
 )
 
-// defaultOpTimeout bounds one CLI operation. N7K with command authorization
-// has been seen to answer after 15-16 s (reference §6.2), so it is generous.
+// defaultOpTimeout bounds one CLI operation. Nexus 7000s with command
+// authorization have been seen to answer after 15-16 s, so it is generous.
 const defaultOpTimeout = 60 * time.Second
 
 // Target is one NX-OS switch.
@@ -125,7 +125,7 @@ func (t *Target) dialer() (dialer, string, error) {
 	if tr.warning != "" {
 		t.log.Warn(tr.warning, "target", t.Address())
 	}
-	return dialer{address: t.sw.Address, user: sec.Username, auth: auth, trust: tr, opTimeout: t.opTimeout}, tr.warning, nil
+	return dialer{address: t.sw.Address, user: sec.Username, auth: auth, trust: tr, opTimeout: t.opTimeout, connectTimeout: t.env.ConnectTimeout}, tr.warning, nil
 }
 
 // Plan reads the switch (or its capture) and returns what must change.

@@ -16,6 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden")
 var (
 	checkpointRe = regexp.MustCompile(`roce-\d{8}T\d{6}Z-[0-9a-f]{6}`)
 	timeRe       = regexp.MustCompile(`(?m)^!Time: .*$`)
+	createdRe    = regexp.MustCompile(`(?m)^Created at .*$`)
 )
 
 // TestApplyTranscriptGolden records the whole exchange of one apply and one
@@ -45,6 +46,7 @@ func TestApplyTranscriptGolden(t *testing.T) {
 			got := res.Status + "\n" + transcriptText(res.Transcript)
 			got = checkpointRe.ReplaceAllString(got, "roce-CHECKPOINT")
 			got = timeRe.ReplaceAllString(got, "!Time: TIME")
+			got = createdRe.ReplaceAllString(got, "Created at TIME")
 			path := filepath.Join("testdata", "golden", tc.name+".txt")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

@@ -49,7 +49,10 @@ func (t *sshTransport) Open(a *transport.Args) error {
 	d := net.Dialer{}
 	conn, err := d.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
-		return fmt.Errorf("dial %s: %w", t.addr, err)
+		if ctx.Err() != nil && t.ctx.Err() == nil {
+			return fmt.Errorf("TCP connect to %s: no answer within %s", t.addr, t.timeout)
+		}
+		return fmt.Errorf("TCP connect to %s: %w", t.addr, err)
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
@@ -65,6 +68,11 @@ func (t *sshTransport) Open(a *transport.Args) error {
 	})
 	if err != nil {
 		_ = conn.Close()
+		if ctx.Err() != nil && t.ctx.Err() == nil && !errors.Is(err, errHostKey) {
+			// Accepted TCP, then silence: a hung SSH daemon or something
+			// that is not SSH on this port.
+			return fmt.Errorf("SSH handshake with %s: no answer within %s (the port accepts connections but does not speak SSH)", t.addr, t.timeout)
+		}
 		if ctx.Err() != nil && !errors.Is(err, errHostKey) {
 			return fmt.Errorf("ssh handshake with %s: %w (%v)", t.addr, ctx.Err(), err)
 		}
