@@ -1,41 +1,92 @@
 #!/usr/bin/env bash
-# make demo: start the lab fabric, then plan → apply → plan (empty) → verify.
+# make demo: the whole story on a simulated fabric, in one command.
+#   lab up → plan → apply → plan (empty) → verify PASS → record a baseline
+#   → upgrade the Nexus 7000 from NX-OS 5.1(3) to 5.1(5) → the plan shows the
+#   drift → verify against the baseline fails and names the cause
+#   → apply → verify PASS → lab down
+# It exits 0 only if every step does what the story says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"
 LAB=examples/lab
-VARS="-var-file $LAB/.lab/lab.vars"
+STATE="$LAB/.lab"
+VARS="-var-file $STATE/lab.vars"
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+say() { printf '    %s\n' "$@"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
+# last CMD...: run CMD, show only its last line (the summary).
+last() { printf '$ %s\n' "$*"; "$@" 2>/dev/null | tail -n 1; }
+# expect CODE CMD...: run CMD, fail the demo unless it exits CODE.
+expect() {
+	local want=$1 rc=0
+	shift
+	printf '$ %s\n' "$*"
+	"$@" || rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "demo: expected exit $want from '$*', got $rc" >&2
+		exit 1
+	fi
+}
+# section TARGET: one target's part of a plan, without the warnings.
+section() { awk -v t="$1" '/^(switch|host)\./{keep = (index($0, t " (") == 1)} /^Plan:/{keep=0} keep && !/^  warning:/'; }
+# changed-only: keep the plan's targets that change and its summary.
+changed_only() { awk '/^(switch|host)\./{keep = ($0 !~ /is up to date$/)} /^Plan:|^No changes/{keep=1} keep && !/^  warning:/'; }
 
-step "Start the lab fabric (Nexus 5000 + 7000 simulators over SSH, gNMI targets, hosts in network namespaces)"
-[ "$(id -u)" = 0 ] || echo "(not root: the hosts run as simulated hosts with emulated links; as root they get network namespaces)"
+step "Start the lab fabric: Nexus 5000 + 7000 simulators over SSH, gNMI targets, hosts"
+[ "$(id -u)" = 0 ] || say "(not root: the hosts are simulated hosts with emulated links; as root they get network namespaces)"
 roce-lab down "$LAB" >/dev/null 2>&1 || true
 show roce-lab up -d "$LAB"
 trap 'step "Stop the lab"; roce-lab down "$LAB"' EXIT
 
 step "Check the policy (no device contacted)"
-show roce-plan validate $VARS "$LAB"
+show roce-plan validate $VARS "$LAB" 2>/dev/null
 
 step "Plan: read every device, render per platform, show the diff, save the plan"
-set +e
-roce-plan $VARS -detailed-exitcode -out "$LAB/.lab/plan.roce" "$LAB"; rc=$?
-set -e
-printf '(roce-plan -detailed-exitcode exited %d: 2 means "changes to apply")\n' "$rc"
-[ "$rc" = 2 ] || { echo "expected changes on a fresh lab"; exit 1; }
-
-step "The same plan as Markdown, for a pull-request comment (first lines)"
-roce-plan $VARS -markdown "$LAB" | head -n 12 || true
+say "The Nexus 7000's part of it (the full plan, all 9 devices: $STATE/plan.txt):"
+rc=0
+roce-plan $VARS -detailed-exitcode -out "$STATE/plan.roce" "$LAB" 2>/dev/null >"$STATE/plan.txt" || rc=$?
+section switch.n7k-1 <"$STATE/plan.txt"
+grep '^Plan:' "$STATE/plan.txt"
+[ "$rc" = 2 ] || { echo "demo: expected changes on a fresh lab (exit 2), got $rc" >&2; exit 1; }
+say '(exit 2: changes to apply, as on any fresh fabric)'
 
 step "Apply exactly the reviewed plan: canary first, one transaction per device"
-show roce-apply $VARS "$LAB/.lab/plan.roce"
+last roce-apply $VARS "$STATE/plan.roce"
 
 step "Plan again: the fabric now matches the policy"
-show roce-plan $VARS -detailed-exitcode "$LAB"
+expect 0 roce-plan $VARS -detailed-exitcode "$LAB" 2>/dev/null >/dev/null
+say 'No changes (exit 0).'
 
-step "Verify: bandwidth probe between host pairs, PFC and discard counters, versions"
-set +e
-roce-verify $VARS "$LAB"; rc=$?
-set -e
-printf '(roce-verify exited %d: 0 pass, 1 error, 3 verification failed — the lab hosts have no RDMA hardware, so the probe reports that plainly)\n' "$rc"
+step "Verify and record a baseline: probes on the lab's EMULATED RDMA device, counters, versions"
+say "The lab hosts have no RDMA hardware: their probe result comes from a documented" \
+	"path model fed by the state read from every switch and host (docs/verify.md)."
+expect 0 roce-verify $VARS -record-baseline "$STATE/baseline.json" "$LAB" 2>/dev/null
+
+step "Upgrade the Nexus 7000 from NX-OS 5.1(3) to 5.1(5), as one site did"
+say "Nothing else changes. On that site RoCE fell from 9.91 Gb/s to 30 Mb/s."
+show roce-lab upgrade -lab "$LAB" switch.n7k-1 '5.1(5)'
+
+step "Plan after the upgrade: the drift, in plain words"
+rc=0
+roce-plan $VARS -detailed-exitcode -out "$STATE/repair.roce" "$LAB" 2>/dev/null >"$STATE/drift.txt" || rc=$?
+changed_only <"$STATE/drift.txt"
+[ "$rc" = 2 ] || { echo "demo: expected the upgrade to show as drift (exit 2), got $rc" >&2; exit 1; }
+grep -q 'drift' "$STATE/drift.txt" || { echo "demo: the plan does not call the change drift" >&2; exit 1; }
+
+step "Verify against the baseline: the bandwidth drop and its cause"
+rc=0
+roce-verify $VARS -baseline "$STATE/baseline.json" -format junit -out "$STATE/post-upgrade.xml" "$LAB" 2>/dev/null >"$STATE/verify.txt" || rc=$?
+sed -n '/^roce-verify:/p; /^Probes:/,/^$/p' "$STATE/verify.txt" | grep -v '  note: '
+grep '  FAIL  baseline' "$STATE/verify.txt" || true
+[ "$rc" = 3 ] || { echo "demo: expected verification to fail (exit 3), got $rc" >&2; exit 1; }
+grep -q 'cause: no-pause on switch.n7k-1' "$STATE/verify.txt" || { echo "demo: verify did not name the Nexus 7000 as the cause" >&2; exit 1; }
+say "(exit 3: verification failed; JUnit report for CI in $STATE/post-upgrade.xml)"
+
+step "Apply the repair plan: roce puts back what the new default took away"
+last roce-apply $VARS "$STATE/repair.roce"
+
+step "Verify again: the class is lossless end to end"
+expect 0 roce-verify $VARS "$LAB" 2>/dev/null >"$STATE/verify-after.txt"
+sed -n '/^roce-verify:/p; /^Probes:/,/^$/p' "$STATE/verify-after.txt" | grep -v '  note: '
+say "Record a new baseline for the new release: roce-verify $VARS -record-baseline FILE $LAB"
