@@ -11,7 +11,6 @@ import (
 	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/nics/agentproto"
 	"github.com/rocefabric/roce/nics/perftest"
-	"github.com/rocefabric/roce/plan"
 )
 
 // Handle decodes one request from r, runs it against the host under root
@@ -67,7 +66,7 @@ func handle(ctx context.Context, root string, r io.Reader, hold func(string)) *a
 			resp.Transaction = rep.Transaction
 		}
 		if err != nil {
-			return fail(resp, applyErrCode(err), err)
+			return fail(resp, agentproto.ErrCode(err), err)
 		}
 	case agentproto.OpRecover:
 		rep, err := sys.Recover(ctx, nics.ApplyOptions{Hold: hold})
@@ -76,7 +75,7 @@ func handle(ctx context.Context, root string, r io.Reader, hold func(string)) *a
 			resp.Transaction = rep.Transaction
 		}
 		if err != nil {
-			return fail(resp, applyErrCode(err), err)
+			return fail(resp, agentproto.ErrCode(err), err)
 		}
 	case agentproto.OpCounters:
 		d, err := sys.Counters(ctx, req.NICs)
@@ -124,21 +123,6 @@ func checkRequest(req *agentproto.Request) error {
 		}
 	}
 	return nil
-}
-
-// applyErrCode classifies an apply or recover error.
-func applyErrCode(err error) string {
-	switch {
-	case errors.Is(err, plan.ErrStale):
-		return agentproto.ErrCodeStale
-	case errors.Is(err, nics.ErrInterrupted):
-		return agentproto.ErrCodeInterrupted
-	case errors.Is(err, nics.ErrBusy):
-		return agentproto.ErrCodeBusy
-	case errors.Is(err, nics.ErrNotManaged), errors.Is(err, nics.ErrSymlink):
-		return agentproto.ErrCodeRefused
-	}
-	return agentproto.ErrCodeFailed
 }
 
 func fail(resp *agentproto.Response, code string, err error) *agentproto.Response {

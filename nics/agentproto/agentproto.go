@@ -10,12 +10,14 @@ package agentproto
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
 
 	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/nics/perftest"
+	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/telemetry"
 )
 
@@ -86,6 +88,21 @@ type ProbeRequest struct {
 	GIDNetdev  string           `json:"gid_netdev,omitempty"` // netdev carrying GIDAddress (VLAN device when tagged)
 	GIDAddress string           `json:"gid_address,omitempty"`
 	RoCEMode   string           `json:"roce_mode,omitempty"` // "v1" | "v2" (default v2)
+}
+
+// ErrCode classifies an error of an apply or recover for the response.
+func ErrCode(err error) string {
+	switch {
+	case errors.Is(err, plan.ErrStale):
+		return ErrCodeStale
+	case errors.Is(err, nics.ErrInterrupted):
+		return ErrCodeInterrupted
+	case errors.Is(err, nics.ErrBusy):
+		return ErrCodeBusy
+	case errors.Is(err, nics.ErrNotManaged), errors.Is(err, nics.ErrSymlink):
+		return ErrCodeRefused
+	}
+	return ErrCodeFailed
 }
 
 // Error is a failed call.

@@ -23,8 +23,8 @@ import (
 // LAB ONLY: the host must be local, have no namespace, and its root must be
 // a lab root whose links are emulated too (nics.SeedLab with
 // LabSpec.EmulatedLinks), so no call can reach a real interface or a real
-// /etc of this machine. Only read and apply are served (what plan and
-// apply need); probes and counters need the real agent.
+// /etc of this machine. Only read, apply and recover are served (what
+// plan and apply need); probes and counters need the real agent.
 func NewInProcess(env plan.Env, h *policies.Host) (plan.Target, error) {
 	if h == nil {
 		return nil, errors.New("host provider (in-process): nil host")
@@ -62,8 +62,8 @@ func (r inProcessRunner) run(ctx context.Context, stdin []byte) ([]byte, []byte,
 	return out, nil, nil
 }
 
-// serveInProcess is cmd/roce-agent's Handle for the read and apply
-// operations, with the same error codes.
+// serveInProcess is cmd/roce-agent's Handle for the read, apply and
+// recover operations, with the same error codes.
 func serveInProcess(ctx context.Context, root string, stdin []byte) *agentproto.Response {
 	resp := &agentproto.Response{Version: agentproto.Version}
 	req, perr := agentproto.DecodeRequest(bytes.NewReader(stdin))
@@ -87,6 +87,11 @@ func serveInProcess(ctx context.Context, root string, stdin []byte) *agentproto.
 	}
 	switch req.Op {
 	case agentproto.OpRead:
+		tx, err := sys.PendingSummary()
+		if err != nil {
+			return fail(agentproto.ErrCodeFailed, err)
+		}
+		resp.Transaction = tx
 		rd, err := sys.Read(ctx, req.Desired)
 		if err != nil {
 			return fail(agentproto.ErrCodeFailed, err)
@@ -95,12 +100,20 @@ func serveInProcess(ctx context.Context, root string, stdin []byte) *agentproto.
 	case agentproto.OpApply:
 		rep, err := sys.Apply(ctx, req.Desired, nics.ApplyOptions{Fingerprint: req.Fingerprint, FailAfterStep: req.FailAfterStep})
 		resp.Apply = rep
+		if rep != nil {
+			resp.Transaction = rep.Transaction
+		}
 		if err != nil {
-			code := agentproto.ErrCodeFailed
-			if errors.Is(err, plan.ErrStale) {
-				code = agentproto.ErrCodeStale
-			}
-			return fail(code, err)
+			return fail(agentproto.ErrCode(err), err)
+		}
+	case agentproto.OpRecover:
+		rep, err := sys.Recover(ctx, nics.ApplyOptions{})
+		resp.Recover = rep
+		if rep != nil {
+			resp.Transaction = rep.Transaction
+		}
+		if err != nil {
+			return fail(agentproto.ErrCode(err), err)
 		}
 	default:
 		return fail(agentproto.ErrCodeRefused, fmt.Errorf("in-process agent: operation %q needs the real roce-agent", req.Op))

@@ -29,6 +29,7 @@ type Target struct {
 
 var (
 	_ plan.Target      = (*Target)(nil)
+	_ plan.Recoverer   = (*Target)(nil)
 	_ telemetry.Source = (*Target)(nil)
 )
 
@@ -111,6 +112,11 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	}
 	if resp.Read == nil || resp.Read.Current == nil || resp.Read.Resolved == nil {
 		return tp, fmt.Errorf("%s: agent read answered without state", t.Address())
+	}
+	if tx := resp.Transaction; tx != nil {
+		// The host may be half applied: diffing it would show ordinary
+		// changes as if nothing had happened.
+		return tp, fmt.Errorf("%s: %w: %s", t.Address(), nics.ErrInterrupted, tx)
 	}
 	rd := resp.Read
 	tp.Changes = nics.Diff(rd.Current, rd.Resolved)
@@ -198,7 +204,25 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, failAfter int) 
 		res.Error = err.Error()
 		return res, err
 	}
+	// Write-ahead: the journal knows the request may reach the host before
+	// it is sent. The agent keeps its own transaction record on the host;
+	// Recover asks it to finish or undo whatever this left.
+	rec := plan.RecorderFrom(ctx)
+	if err := rec.Record("agent-apply", map[string]string{"endpoint": t.endpoint, "fingerprint": tp.Fingerprint}); err != nil {
+		res.Status = plan.StatusRefused
+		res.Error = "could not record the apply in the journal (" + err.Error() + "); nothing was sent"
+		return res, fmt.Errorf("%s: %s", t.Address(), res.Error)
+	}
 	resp, err := t.client.Call(ctx, agentproto.Request{Op: agentproto.OpApply, Desired: &desired, Fingerprint: tp.Fingerprint, FailAfterStep: failAfter})
+	defer func() {
+		d := map[string]string{"status": res.Status}
+		if resp != nil && resp.Apply != nil && resp.Apply.Fingerprint != "" {
+			d["fingerprint_after"] = resp.Apply.Fingerprint
+		}
+		if rerr := rec.Record("agent-outcome", d); rerr != nil {
+			res.Error = joinErr(res.Error, "the outcome could not be journalled: "+rerr.Error())
+		}
+	}()
 	if resp != nil && resp.Apply != nil {
 		rep := resp.Apply
 		res.Status = rep.Status
@@ -216,8 +240,74 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, failAfter int) 
 			res.Status = plan.StatusStale
 			return res, fmt.Errorf("%s: %w", t.Address(), plan.ErrStale)
 		}
-		if resp != nil && resp.Error != nil && resp.Error.Code == agentproto.ErrCodeRefused {
-			res.Status = plan.StatusRefused
+		if resp != nil && resp.Error != nil {
+			switch resp.Error.Code {
+			case agentproto.ErrCodeRefused, agentproto.ErrCodeBusy:
+				res.Status = plan.StatusRefused
+			case agentproto.ErrCodeInterrupted:
+				// An earlier apply left the host unfinished; nothing changed now.
+				res.Status = plan.StatusRefused
+				return res, fmt.Errorf("%s: %w: %s", t.Address(), nics.ErrInterrupted, resp.Error.Message)
+			}
+		}
+		return res, err
+	}
+	return res, nil
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// Recover asks the agent to finish the host's unfinished transaction: it
+// confirms the interrupted apply when every step ran and the host reads
+// back as desired (applied), otherwise restores the snapshot it recorded
+// before the first change and verifies it (rolled-back), then removes its
+// record. The host's own record is the authority, so e may come from a
+// journal that knows less (the apply request may never have arrived). A
+// host without a record was never left half applied: the engine's read
+// back says whether it is as before or as planned. The result is never
+// nil.
+func (t *Target) Recover(ctx context.Context, e *plan.JournalEntry) (*plan.ApplyResult, error) {
+	start := time.Now()
+	res := &plan.ApplyResult{Address: t.Address(), Status: plan.StatusFailed}
+	defer func() { res.Duration = time.Since(start) }()
+	resp, err := t.client.Call(ctx, agentproto.Request{Op: agentproto.OpRecover})
+	if resp != nil && resp.Recover != nil {
+		rep := resp.Recover
+		for _, s := range rep.Restore {
+			res.Transcript = append(res.Transcript, plan.Exchange{Command: "restore " + s.Name + ": " + s.Detail, Response: s.Error, Failed: s.Error != ""})
+		}
+		for _, n := range rep.Notes {
+			res.Transcript = append(res.Transcript, plan.Exchange{Command: "recover", Response: n})
+		}
+		switch rep.Status {
+		case plan.StatusApplied:
+			res.Status = plan.StatusApplied
+			res.Error = "the host's transaction had completed every step; confirmed"
+		case plan.StatusRolledBack:
+			res.Status = plan.StatusRolledBack
+			res.Error = "the host was restored from the snapshot its agent recorded before the first change"
+			if tx := rep.Transaction; tx != nil {
+				res.Error += fmt.Sprintf(" (interrupted at step %d of %d)", tx.Reached, tx.Steps)
+			}
+		case plan.StatusUnchanged:
+			// No record: the agent never started, or reached an outcome.
+			res.Status = plan.StatusRolledBack
+			res.Error = "no unfinished transaction on the host (the apply never reached it, or the agent finished it)"
+			if e != nil && e.Reached("agent-outcome") {
+				res.Error = "no unfinished transaction on the host; the agent had answered " + e.LastDetail("status")
+			}
+		}
+	}
+	if err != nil {
+		res.Status = plan.StatusFailed
+		res.Error = joinErr(res.Error, err.Error())
+		if resp != nil && resp.Error != nil && resp.Error.Code == agentproto.ErrCodeBusy {
+			res.Error = joinErr(res.Error, "another roce-agent is working on the host; run roce-apply -recover again when it has finished")
 		}
 		return res, err
 	}
