@@ -3,7 +3,9 @@ package nexus
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Patterns from reference §4 (ntc-templates samples): the system version
@@ -49,23 +51,148 @@ func ParseShowVersion(text string) (Version, error) {
 // FormatShowVersion prints v as a Nexus 5000/7000 `show version` does
 // (the lines ParseShowVersion reads, inside the usual banner).
 func FormatShowVersion(v Version) string {
+	return FormatShowVersionReport(VersionReport{Version: v})
+}
+
+// VersionReport is the whole of `show version` as NX-OS 5.x–7.x prints it on
+// a Nexus 5000/5500/5600 or 7000/7700: the lines roce reads (Version) and the
+// ones other clients read (ntc-templates' cisco_nxos_show_version, Ansible's
+// cisco.nxos cliconf and nxos_facts): BIOS, kickstart image, device name,
+// serial, uptime and last reset. The layout follows real outputs; see
+// docs/nxos.md for the sources.
+type VersionReport struct {
+	Version
+	BIOS           string // "3.6.0"
+	KickstartImage string // "bootflash:///n5000-uk9-kickstart.7.1.4.N1.1.bin"
+	// Hardware is the hardware line after "cisco ", verbatim, e.g.
+	// `Nexus 5596 Chassis ("O2 48X10GE/Modular Supervisor")`. Empty: built
+	// from Version.Platform and Version.Chassis.
+	Hardware    string
+	CPU         string // `Intel(R) Xeon(R) CPU         with 8253848 kB of memory.`
+	Serial      string // Processor Board ID
+	DeviceName  string
+	Bootflash   string // "2007040 kB"
+	Uptime      time.Duration
+	ResetReason string // "Unknown", "Disruptive upgrade", …
+}
+
+// FormatShowVersionReport prints r the way a Nexus 5000/7000 on NX-OS 5.x–7.x
+// prints `show version` (the layout of the 5596 7.1(4)N1(1) and 7010
+// 6.2(16) outputs cited in docs/nxos.md). Compile-time lines are left out:
+// no client reads them and roce has no real value for them.
+func FormatShowVersionReport(r VersionReport) string {
 	var b strings.Builder
 	b.WriteString("Cisco Nexus Operating System (NX-OS) Software\n")
 	b.WriteString("TAC support: http://www.cisco.com/tac\n")
-	b.WriteString("Copyright (c) 2002-2026, Cisco Systems, Inc. All rights reserved.\n\n")
+	b.WriteString("Documents: http://www.cisco.com/en/US/products/ps9372/tsd_products_support_series_home.html\n")
+	b.WriteString("Copyright (c) 2002-2016, Cisco Systems, Inc. All rights reserved.\n")
+	b.WriteString("The copyrights to certain works contained herein are owned by\n")
+	b.WriteString("other third parties and are used and distributed under license.\n")
+	b.WriteString("Some parts of this software are covered under the GNU Public\n")
+	b.WriteString("License. A copy of the license is available at\n")
+	b.WriteString("http://www.gnu.org/licenses/gpl.html.\n\n")
 	b.WriteString("Software\n")
-	if v.Kickstart != "" {
-		fmt.Fprintf(&b, "  kickstart: version %s\n", v.Kickstart)
+	if r.BIOS != "" {
+		fmt.Fprintf(&b, "  BIOS:      version %s\n", r.BIOS)
 	}
-	fmt.Fprintf(&b, "  system:    version %s\n", v.OS)
-	if v.Image != "" {
-		fmt.Fprintf(&b, "  system image file is:    %s\n", v.Image)
+	if r.Kickstart != "" {
+		fmt.Fprintf(&b, "  kickstart: version %s\n", r.Kickstart)
 	}
-	b.WriteString("\nHardware\n")
-	fmt.Fprintf(&b, "  cisco %s", v.Platform)
-	if v.Chassis != "" {
-		b.WriteString(" " + v.Chassis)
+	fmt.Fprintf(&b, "  system:    version %s\n", r.OS)
+	if r.KickstartImage != "" {
+		fmt.Fprintf(&b, "  kickstart image file is: %s\n", r.KickstartImage)
+	}
+	if r.Image != "" {
+		fmt.Fprintf(&b, "  system image file is:    %s\n", r.Image)
+	}
+	b.WriteString("\n\nHardware\n")
+	hw := r.Hardware
+	if hw == "" {
+		hw = strings.TrimSpace(r.Platform + " " + r.Chassis)
+	}
+	fmt.Fprintf(&b, "  cisco %s\n", hw)
+	if r.CPU != "" {
+		fmt.Fprintf(&b, "  %s\n", r.CPU)
+	}
+	if r.Serial != "" {
+		fmt.Fprintf(&b, "  Processor Board ID %s\n", r.Serial)
 	}
 	b.WriteString("\n")
+	if r.DeviceName != "" {
+		fmt.Fprintf(&b, "  Device name: %s\n", r.DeviceName)
+	}
+	if r.Bootflash != "" {
+		fmt.Fprintf(&b, "  bootflash:    %s\n", r.Bootflash)
+	}
+	up := r.Uptime
+	if up < 0 {
+		up = 0
+	}
+	s := int64(up / time.Second)
+	fmt.Fprintf(&b, "\nKernel uptime is %d day(s), %d hour(s), %d minute(s), %d second(s)\n\n",
+		s/86400, s%86400/3600, s%3600/60, s%60)
+	reason := r.ResetReason
+	if reason == "" {
+		reason = "Unknown"
+	}
+	fmt.Fprintf(&b, "Last reset \n  Reason: %s\n  System version: %s\n  Service: \n\n", reason, r.OS)
+	b.WriteString("plugin\n  Core Plugin, Ethernet Plugin\n")
 	return b.String()
+}
+
+var (
+	reBIOS        = regexp.MustCompile(`^\s*BIOS:\s+version\s+(\S+)`)
+	reKickImage   = regexp.MustCompile(`^\s*kickstart image file is:\s+(\S+)`)
+	reHWLine      = regexp.MustCompile(`^\s*cisco\s+(\S.*?)\s*$`)
+	reCPU         = regexp.MustCompile(`^\s*(\S.* with \d+ kB of memory\.)\s*$`)
+	reBoardID     = regexp.MustCompile(`^\s*Processor [Bb]oard ID\s+(\S+)`)
+	reDeviceName  = regexp.MustCompile(`^\s*Device name:\s*(\S+)`)
+	reBootflash   = regexp.MustCompile(`^\s*bootflash:\s+(\d+ kB)`)
+	reUptime      = regexp.MustCompile(`^\s*Kernel uptime is (\d+) day\(s\), (\d+) hour\(s\), (\d+) minute\(s\), (\d+) second\(s\)`)
+	reResetReason = regexp.MustCompile(`^\s*Reason:\s*(.*?)\s*$`)
+)
+
+// ParseShowVersionReport reads everything FormatShowVersionReport prints
+// from real or simulated `show version` output. The Version part has the
+// same requirements as ParseShowVersion; the rest is filled when present.
+func ParseShowVersionReport(text string) (VersionReport, error) {
+	v, err := ParseShowVersion(text)
+	if err != nil {
+		return VersionReport{}, err
+	}
+	r := VersionReport{Version: v}
+	inHW := false
+	for _, l := range splitLines(text) {
+		switch strings.TrimSpace(l) {
+		case "Hardware":
+			inHW = true
+			continue
+		case "Software":
+			inHW = false
+		}
+		first := func(dst *string, re *regexp.Regexp) {
+			if m := re.FindStringSubmatch(l); m != nil && *dst == "" {
+				*dst = m[1]
+			}
+		}
+		first(&r.BIOS, reBIOS)
+		first(&r.KickstartImage, reKickImage)
+		first(&r.Serial, reBoardID)
+		first(&r.DeviceName, reDeviceName)
+		first(&r.ResetReason, reResetReason)
+		if inHW {
+			first(&r.Hardware, reHWLine)
+			first(&r.CPU, reCPU)
+			first(&r.Bootflash, reBootflash)
+		}
+		if m := reUptime.FindStringSubmatch(l); m != nil {
+			var n [4]int
+			for i := range n {
+				n[i], _ = strconv.Atoi(m[i+1])
+			}
+			r.Uptime = time.Duration(n[0])*24*time.Hour + time.Duration(n[1])*time.Hour +
+				time.Duration(n[2])*time.Minute + time.Duration(n[3])*time.Second
+		}
+	}
+	return r, nil
 }

@@ -95,6 +95,8 @@ func (sw *Switch) execTree() *cmdNode {
 		return "[########################################] 100%\nCopy complete.", nil
 	})
 
+	sw.addClientCommands(t)
+
 	if sw.kind == "nexus7000" {
 		t.add("show vdc", func(s *session, _ []string) (string, error) { return s.sw.showVDC(), nil })
 		t.add("show vdc current-vdc", func(s *session, _ []string) (string, error) {

@@ -87,9 +87,9 @@ func (s *session) handle(ctx context.Context, raw string) (string, error) {
 		out, err = s.configLine(line, cmd, f)
 	case s.ed != nil && strings.HasPrefix(cmd, "do "):
 		col := strings.Index(line, "do ") + 3
-		out, err = s.execLine(line[col:], len(s.prompt())+col)
+		out, err = s.execFiltered(line[col:], len(s.prompt())+col)
 	default:
-		out, err = s.execLine(line, len(s.prompt()))
+		out, err = s.execFiltered(line, len(s.prompt()))
 	}
 	if s.sw.countLine() && err == nil {
 		s.sw.log.Info("fault: dropping the connection", "switch", s.sw.hostname, "after", cmd)
@@ -175,4 +175,66 @@ func formatEditError(base int, err error) string {
 		return ce.Message
 	}
 	return "ERROR: " + err.Error()
+}
+
+// execFiltered runs an exec line with what NX-OS adds around a command: a
+// trailing '?' lists what may come next instead of running it, and
+// "| include …", "| exclude …", "| section …", "| begin …", "| count" and
+// "| no-more" filter the output (several may follow one another).
+func (s *session) execFiltered(line string, base int) (string, error) {
+	if t := strings.TrimRight(line, " \t"); strings.HasSuffix(t, "?") {
+		out, merr := s.sw.exec.help(strings.TrimSuffix(t, "?"))
+		if merr != nil {
+			return caretError(base+merr.col, merr.kind, ""), nil
+		}
+		return out, nil
+	}
+	cmd, filters := splitPipes(line)
+	out, err := s.execLine(cmd, base)
+	if err != nil || isCLIError(out) || len(filters) == 0 {
+		return out, err
+	}
+	for i, f := range filters {
+		end := len(line)
+		if i+1 < len(filters) {
+			end = filters[i+1] - 1
+		}
+		text := line[f:end]
+		filtered, ok, ferr := applyPipe(out, text)
+		if ferr != nil {
+			return ferr.Error(), nil
+		}
+		if !ok {
+			col := f + len(text) - len(strings.TrimLeft(text, " "))
+			return caretError(base+col, "invalid", ""), nil
+		}
+		out = filtered
+	}
+	return out, nil
+}
+
+// splitPipes cuts a line at its '|' filters (outside double quotes). It
+// returns the command and where each filter's text starts; a filter's text
+// runs to the next '|'.
+func splitPipes(line string) (string, []int) {
+	var cuts []int
+	quoted := false
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '"':
+			quoted = !quoted
+		case '|':
+			if !quoted {
+				cuts = append(cuts, i)
+			}
+		}
+	}
+	if len(cuts) == 0 {
+		return line, nil
+	}
+	starts := make([]int, len(cuts))
+	for i, c := range cuts {
+		starts[i] = c + 1
+	}
+	return line[:cuts[0]], starts
 }

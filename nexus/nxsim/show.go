@@ -7,7 +7,7 @@ import (
 func (sw *Switch) showVersion() string {
 	sw.mu.Lock() // an upgrade changes the version (upgrade.go)
 	defer sw.mu.Unlock()
-	return nexus.FormatShowVersion(sw.version)
+	return nexus.FormatShowVersionReport(sw.versionReport())
 }
 
 func (sw *Switch) showModule() string { return nexus.FormatShowModule(sw.modules) }

@@ -43,6 +43,10 @@ type Switch struct {
 	faults      Faults
 	configLines int // configuration lines handled since the last SetFaults
 	lines       int // commands handled (any mode) since the last SetFaults
+	// booted is when the switch (re)started and resetReason why: `show
+	// version` prints the uptime and "Last reset" from them.
+	booted      time.Time
+	resetReason string
 }
 
 // New builds a switch from opts. The startup config must parse.
@@ -61,6 +65,7 @@ func New(opts Options) (*Switch, error) {
 		faults:   opts.Faults.clone(),
 		now:      time.Now,
 	}
+	s.booted = s.now()
 	if s.vdc != "" && s.kind != "nexus7000" {
 		return nil, fmt.Errorf("nxsim %s: VDC %q set, but only a nexus7000 has VDCs", s.hostname, s.vdc)
 	}
