@@ -151,6 +151,11 @@ func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst insta
 func (l *loader) interfaces(r *reader, sw *Switch, specs []string, generic bool) {
 	seen := map[string]bool{}
 	for _, spec := range specs {
+		if i := strings.IndexFunc(spec, isControl); i >= 0 {
+			r.attrError("interfaces", "Invalid interface list",
+				fmt.Sprintf("%s: interfaces item %s holds a control character (%q); a device would read the name differently. Remove it.", r.what, strconv.Quote(clip(spec)), spec[i:i+1]))
+			return
+		}
 		var names []string
 		var err error
 		if generic {
@@ -236,6 +241,8 @@ func checkAddress(a string) error {
 	}
 	return nil
 }
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 func containsString(xs []string, x string) bool {
 	for _, v := range xs {

@@ -446,3 +446,59 @@ switch "ok" {
 		t.Errorf("Fabric.TransportWarnings = %q", ws)
 	}
 }
+
+// TestHostileNames: names that would reach a device or a path raw are
+// refused at validate, per platform, at the attribute or block.
+func TestHostileNames(t *testing.T) {
+	long := strings.Repeat("E", 5000)
+	gnmi := func(profile, ifc string) string {
+		return "switch \"g\" {\n  platform = \"gnmi\"\n  profile = \"" + profile + "\"\n  address = \"192.0.2.1:9339\"\n  interfaces = [" + ifc + "]\n}\n" + losslessDSCP
+	}
+	tests := []struct {
+		name, src, want, pos string
+	}{
+		{"sonic wildcard", gnmi("sonic", `"*"`), `interface name "*" holds a wildcard`, "main.hcl:5:3"},
+		{"arista newline", gnmi("arista", `"Ether\nnet1"`), `control character`, "main.hcl:5:3"},
+		{"arista trailing newline", gnmi("arista", `"Ethernet1\n"`), `control character`, "main.hcl:5:3"},
+		{"srlinux nonexistent", gnmi("srlinux", `"Ethernet0"`), `is not a gnmi/srlinux port name`, "main.hcl:5:3"},
+		{"sonic nonexistent", gnmi("sonic", `"eth0"`), `is not a gnmi/sonic port name`, "main.hcl:5:3"},
+		{"openconfig 5000 chars", gnmi("srlinux", `"`+long+`"`), `longer than 64`, "main.hcl:5:3"},
+		{"openconfig path injection", gnmi("sonic", `"Ethernet0]/config[x=y"`), `wildcard`, "main.hcl:5:3"},
+		{"host name with a newline", "host \"h\" {\n  for_each = toset([\"ok\\nswitch.x\"])\n  local = true\n  nic \"eth0\" {\n    vlan = 10\n  }\n}\n" + losslessCoS4, "Invalid host name", "main.hcl:1:1"},
+		{"netdev escaping sysfs", "host \"h\" {\n  local = true\n  nic \"../../etc\" {\n    vlan = 10\n  }\n}\n" + losslessCoS4, "holds '/', ':'", "main.hcl:3:3"},
+		{"VLAN device too long", "host \"h\" {\n  local = true\n  nic \"ens1f0np0abc\" {\n    vlan = 1000\n  }\n}\n" + losslessCoS4, "VLAN device name too long", "main.hcl:4:5"},
+		{"rdma device", "host \"h\" {\n  local = true\n  nic \"eth0\" {\n    rdma_device = \"mlx5_0/../x\"\n  }\n}\n" + losslessCoS4, "would not be a single /sys path element", "main.hcl:4:5"},
+		{"class name", "lossless \"ro ce\" {\n  cos = 4\n}\n" + tailAll, "Invalid class name", "main.hcl:1:1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, src, diags := Load(dir, LoadOptions{Getenv: noEnv})
+			if f != nil {
+				t.Fatal("a hostile name loaded")
+			}
+			d := findDiag(diags, tc.want)
+			if d == nil {
+				t.Fatalf("no diagnostic contains %q; got:\n%s", tc.want, describeDiags(diags))
+			}
+			if diagPos(d) != tc.pos {
+				t.Errorf("at %s, want %s", diagPos(d), tc.pos)
+			}
+			_ = src
+			if strings.Contains(describeDiags(diags), long) {
+				t.Error("the messages quote the whole 5,000-character name")
+			}
+		})
+	}
+}
+
+const losslessDSCP = `
+lossless "roce" {
+  udp_port = 4791
+  dscp     = [26]
+  priority = 3
+}
+`

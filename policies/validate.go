@@ -23,6 +23,7 @@ func (l *loader) validate(f *Fabric) {
 	l.fillNICDefaults(f)
 	l.validatePlatforms(f)
 	l.validateNICs(f)
+	l.validateNames(f)
 	l.warnTransport(f)
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/platforms"
 	"github.com/rocefabric/roce/policies"
 )
 
@@ -273,6 +274,14 @@ var nameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 func checkCommon(kind string, in Input, minMTU, maxMTU int) error {
 	if len(in.Classes) > 0 && len(in.Interfaces) == 0 {
 		return fmt.Errorf("%s: switch %s carries lossless classes but lists no interfaces", kind, in.Switch)
+	}
+	// The rule validate applies (platforms.CheckInterfaceName) includes
+	// this: a wildcard, a delimiter or a 5,000-character name never
+	// reaches a gNMI path, whatever the caller skipped.
+	for _, ifc := range in.Interfaces {
+		if err := platforms.CheckInterfaceChars(kind, ifc); err != nil {
+			return fmt.Errorf("%s: switch %s: %w", kind, in.Switch, err)
+		}
 	}
 	for _, c := range in.Classes {
 		if !nameRe.MatchString(c.Name) {
