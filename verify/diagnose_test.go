@@ -1,0 +1,97 @@
+package verify
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/rocefabric/roce/nics/perftest"
+)
+
+func TestDiagnose(t *testing.T) {
+	below := func() Probe {
+		return Probe{Class: "roce", Server: "host.a", Client: "host.b", ServerSwitch: "leaf1", ClientSwitch: "leaf2",
+			Status: StatusFail, Failure: &Reason{Class: perftest.ClassThreshold}}
+	}
+	base := &Baseline{Versions: map[string]map[string]string{
+		"switch.leaf2": {"os": "5.1(3)", "image": "bootflash:///n7000-s1-dk9.5.1.3.bin"},
+		"switch.other": {"os": "1.0"},
+		"host.a":       {"fw.mlx5_0": "16.35.2000"},
+	}}
+	now := map[string]map[string]string{
+		"switch.leaf2": {"os": "5.1(5)", "image": "bootflash:///n7000-s1-dk9.5.1.5.bin"},
+		"switch.other": {"os": "2.0"},
+		"host.a":       {"fw.mlx5_0": "16.35.2000"},
+	}
+	tests := []struct {
+		name     string
+		probe    Probe
+		checks   []Check
+		baseline *Baseline
+		want     []Cause
+	}{
+		{
+			name:  "PFC check on a path switch, version changed on it; an off-path switch is not named",
+			probe: below(),
+			checks: []Check{
+				{Name: CheckPFCOperational, Device: "switch.leaf2", Class: "roce", Status: StatusFail, Message: "PFC not operational for priority 4 on Ethernet3/1"},
+				{Name: CheckPFCOperational, Device: "switch.other", Class: "roce", Status: StatusFail, Message: "x"},
+				{Name: CheckSequence, Device: "host.a", Class: "roce", Status: StatusFail, Message: "eth0 roce.out_of_sequence +10"},
+			},
+			baseline: base,
+			want: []Cause{
+				{Kind: CauseNoPause, Device: "switch.leaf2", Detail: "PFC not operational for priority 4 on Ethernet3/1"},
+				{Kind: CauseDrops, Device: "host.a", Detail: "eth0 roce.out_of_sequence +10"},
+				{Kind: CauseVersion, Device: "switch.leaf2", Detail: "os changed from 5.1(3) to 5.1(5) since the baseline; image changed from bootflash:///n7000-s1-dk9.5.1.3.bin to bootflash:///n7000-s1-dk9.5.1.5.bin since the baseline"},
+			},
+		},
+		{
+			name: "emulated hops: a switch without pause and a NIC without the mapping, MTU below the NICs'",
+			probe: func() Probe {
+				p := below()
+				p.Emulated = &EmulatedRun{Hops: []EmulatedHop{
+					{Device: "host.b", Pauses: true, MapsPriority: false, MTU: 9000, Detail: "no DSCP 26 entry"},
+					{Device: "switch.leaf2", Pauses: false, MapsPriority: true, MTU: 1500, Detail: "priority 4 not in PFC bitmap 0x08"},
+					{Device: "host.a", Pauses: true, MapsPriority: true, MTU: 9000},
+				}}
+				return p
+			}(),
+			want: []Cause{
+				{Kind: CauseNoPause, Device: "switch.leaf2", Detail: "priority 4 not in PFC bitmap 0x08"},
+				{Kind: CauseNICMapping, Device: "host.b", Detail: "no DSCP 26 entry"},
+				{Kind: CauseMTU, Device: "switch.leaf2", Detail: "MTU 1500 is below the NICs' 9000: larger frames are dropped"},
+			},
+		},
+		{
+			name:  "a probe that passed but fell below its baseline is diagnosed",
+			probe: Probe{Class: "roce", Server: "host.a", Client: "host.b", ClientSwitch: "leaf2", Status: StatusPass},
+			checks: []Check{
+				{Name: CheckBaseline, Device: "host.a,host.b", Class: "roce", Status: StatusFail, Message: "below"},
+			},
+			baseline: base,
+			want:     []Cause{{Kind: CauseVersion, Device: "switch.leaf2", Detail: "os changed from 5.1(3) to 5.1(5) since the baseline; image changed from bootflash:///n7000-s1-dk9.5.1.3.bin to bootflash:///n7000-s1-dk9.5.1.5.bin since the baseline"}},
+		},
+		{
+			name: "a connection failure has its own cause: no diagnosis",
+			probe: Probe{Class: "roce", Server: "host.a", Client: "host.b", ClientSwitch: "leaf2", Status: StatusFail,
+				Failure: &Reason{Class: perftest.ClassRTRRTS}},
+			checks:   []Check{{Name: CheckPFCOperational, Device: "switch.leaf2", Class: "roce", Status: StatusFail, Message: "x"}},
+			baseline: base,
+		},
+		{
+			name:  "a check of another class is not a cause",
+			probe: below(),
+			checks: []Check{
+				{Name: CheckPFCOperational, Device: "switch.leaf2", Class: "storage", Status: StatusFail, Message: "x"},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Probes: []Probe{tc.probe}, Checks: tc.checks, Versions: now}
+			Diagnose(r, tc.baseline)
+			if got := r.Probes[0].Causes; !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("causes:\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
