@@ -126,6 +126,9 @@ func LabAddCounters(root, dev string, port int, add map[string]uint64) error {
 	if err := checkLabRoot(root); err != nil {
 		return err
 	}
+	if dev == "" || strings.ContainsAny(dev, `/\`) || dev == "." || dev == ".." {
+		return fmt.Errorf("lab host %s: %q is not an RDMA device name", root, dev)
+	}
 	if port == 0 {
 		port = 1
 	}

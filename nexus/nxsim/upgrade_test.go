@@ -1,0 +1,152 @@
+package nxsim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/nexus"
+)
+
+// n7kLossless is a 7000 running roce's copy of the 6e template with CoS 4
+// no-drop, as roce-apply leaves it.
+const n7kLossless = `policy-map type network-qos ROCE-nq-6e
+  class type network-qos c-nq-6e-drop
+    congestion-control tail-drop
+    mtu 1500
+  class type network-qos c-nq-6e-ndrop-fcoe
+    pause no-drop
+    mtu 2112
+  class type network-qos c-nq-6e-ndrop
+    pause no-drop
+    mtu 9214
+system qos
+  service-policy type network-qos ROCE-nq-6e
+interface Ethernet1/1
+  priority-flow-control mode on
+`
+
+func pfcBitmap(t *testing.T, sw *Switch, port string) uint8 {
+	t.Helper()
+	out := sw.showPFCForTest()
+	rows, err := nexus.ParseShowPFC(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Interface == port {
+			return r.VLBitmap
+		}
+	}
+	t.Fatalf("no PFC row for %s in:\n%s", port, out)
+	return 0
+}
+
+func (sw *Switch) showPFCForTest() string {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return nexus.FormatShowPFC(sw.pfcRows(sw.cfg))
+}
+
+// TestUpgrade7000Across515: 5.1(3) → 5.1(5) takes pause no-drop from the
+// copied template's CoS 4 class (the modelled default change), so PFC no
+// longer covers CoS 4; show version reports the new release. Later steps
+// without a modelled change only change the version.
+func TestUpgrade7000Across515(t *testing.T) {
+	sw, err := New(Options{Platform: "nexus7000", Hostname: "n7k", Version: "5.1(3)", StartupConfig: n7kLossless})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pfcBitmap(t, sw, "Ethernet1/1"); got != 1<<3|1<<4 {
+		t.Fatalf("before the upgrade: PFC bitmap 0x%02x, want CoS 3 and 4", got)
+	}
+	res, err := sw.Upgrade("5.1(5)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.From != "5.1(3)" || res.To != "5.1(5)" || len(res.Changes) != 1 || !strings.Contains(res.Changes[0], "c-nq-6e-ndrop") {
+		t.Fatalf("result %+v, want one change on c-nq-6e-ndrop", res)
+	}
+	cfg, err := nexus.Parse(sw.RunningConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls := cfg.PolicyMap(nexus.TypeNetworkQoS, "ROCE-nq-6e").Class("c-nq-6e-ndrop")
+	if strings.Join(cls.Actions, "|") != "congestion-control tail-drop|mtu 9214" {
+		t.Errorf("c-nq-6e-ndrop after the upgrade: %q, want tail-drop and the configured MTU kept", cls.Actions)
+	}
+	if got := pfcBitmap(t, sw, "Ethernet1/1"); got != 1<<3 {
+		t.Errorf("after the upgrade: PFC bitmap 0x%02x, want CoS 3 only", got)
+	}
+	v, err := nexus.ParseShowVersion(sw.showVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.OS != "5.1(5)" || !strings.Contains(v.Image, "5.1.5") {
+		t.Errorf("show version after the upgrade: %+v", v)
+	}
+	if !strings.Contains(sw.showRunning("show running-config", ""), "version 5.1(5)") {
+		t.Error("show running-config does not print the new version")
+	}
+
+	// Re-applying the pause (what roce-apply does) sticks; a further
+	// upgrade with no modelled step changes nothing but the version.
+	before := sw.RunningConfig()
+	res, err = sw.Upgrade("6.2(14)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Changes) != 0 || sw.RunningConfig() != before || sw.Version() != "6.2(14)" {
+		t.Errorf("6.2(14): %+v, config changed %v, version %s", res, sw.RunningConfig() != before, sw.Version())
+	}
+}
+
+// TestUpgradeAlreadyPast515: a switch already on 5.1(5) or later keeps its
+// config when upgraded again (the step applies once, when crossed).
+func TestUpgradeAlreadyPast515(t *testing.T) {
+	sw, err := New(Options{Platform: "nexus7000", Version: "6.2(14)", StartupConfig: n7kLossless})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := sw.RunningConfig()
+	if res, err := sw.Upgrade("6.2(16)"); err != nil || len(res.Changes) != 0 || sw.RunningConfig() != before {
+		t.Errorf("6.2(14) → 6.2(16): %+v, %v", res, err)
+	}
+}
+
+func TestUpgradeRejects(t *testing.T) {
+	for _, tc := range []struct{ platform, version string }{
+		{"nexus7000", "7.1(4)N1(1)"}, // a 5000 release on a 7000
+		{"nexus5000", "6.2(14)"},     // and the other way round
+		{"nexus7000", "latest"},
+		{"nexus7000", ""},
+	} {
+		sw, err := New(Options{Platform: tc.platform})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := sw.Version()
+		if _, err := sw.Upgrade(tc.version); err == nil {
+			t.Errorf("%s accepted release %q", tc.platform, tc.version)
+		}
+		if sw.Version() != old {
+			t.Errorf("%s: a refused upgrade changed the version to %s", tc.platform, sw.Version())
+		}
+	}
+}
+
+// TestUpgrade5000: the 5000 has no modelled default change: the version
+// strings move, the config stays.
+func TestUpgrade5000(t *testing.T) {
+	sw, err := New(Options{Platform: "nexus5000", Version: "7.1(4)N1(1)", StartupConfig: "system qos\n  service-policy type network-qos fcoe-default-nq-policy\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := sw.RunningConfig()
+	res, err := sw.Upgrade("7.3(8)N1(1)")
+	if err != nil || len(res.Changes) != 0 || sw.RunningConfig() != before {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if v, _ := nexus.ParseShowVersion(sw.showVersion()); v.OS != "7.3(8)N1(1)" || !strings.Contains(v.Image, "7.3.8.N1.1") {
+		t.Errorf("show version: %+v", v)
+	}
+}
