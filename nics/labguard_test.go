@@ -70,6 +70,13 @@ func (f fakeNetns) Named(name string) (NetnsID, error) {
 	return NetnsID{Dev: 4, Ino: n}, nil
 }
 func (f fakeNetns) Init() (NetnsID, bool) { return NetnsID{Dev: 4, Ino: f.init}, f.init != 0 }
+func (f fakeNetns) Names() ([]string, error) {
+	var out []string
+	for n := range f.named {
+		out = append(out, n)
+	}
+	return out, nil
+}
 
 // linkOps calls every Links and DCB operation of sys once and returns
 // their errors.
@@ -116,7 +123,8 @@ func TestLabLinksNeverReachNetlinkOutsideTheirNamespace(t *testing.T) {
 		{"namespace gone (lab down)", ns, fakeNetns{cur: 7, named: map[string]uint64{}, init: 1}, "is the lab running?"},
 		{"namespace is the machine's own", ns, fakeNetns{cur: 1, named: map[string]uint64{ns: 1}, init: 1}, "this machine's own network namespace"},
 		{"hand-seeded tree, this machine's namespace", "", fakeNetns{cur: 1, named: map[string]uint64{ns: 7}, init: 1}, "names no network namespace"},
-		{"hand-seeded tree, PID 1 unreadable", "", fakeNetns{cur: 7, named: map[string]uint64{ns: 7}}, "names no network namespace"},
+		{"hand-seeded tree, PID 1 unreadable, unnamed namespace", "", fakeNetns{cur: 3, named: map[string]uint64{ns: 7}}, "names no network namespace"},
+		{"hand-seeded tree, PID 1 unreadable, named namespace", "", fakeNetns{cur: 7, named: map[string]uint64{ns: 7}}, ""},
 		{"hand-seeded tree, another namespace", "", fakeNetns{cur: 7, named: map[string]uint64{ns: 7}, init: 1}, ""},
 	}
 	for _, tc := range cases {

@@ -208,8 +208,11 @@ type NetnsProbe interface {
 	// Named is the namespace /run/netns/NAME refers to.
 	Named(name string) (NetnsID, error)
 	// Init is the namespace of PID 1 (this machine's own network);
-	// ok is false when it can't be read (not root).
+	// ok is false when it can't be read (not root, or PID 1 is out of
+	// reach, as in some containers).
 	Init() (id NetnsID, ok bool)
+	// Names lists the named namespaces (/run/netns).
+	Names() ([]string, error)
 }
 
 // HostNetns reads namespace identities from /proc and /run/netns.
@@ -251,19 +254,53 @@ func (HostNetns) Init() (NetnsID, bool) {
 	return id, err == nil
 }
 
+// Names reads /run/netns.
+func (HostNetns) Names() ([]string, error) {
+	ents, err := os.ReadDir(NetnsRunDir)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("listing network namespaces: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out, nil
+}
+
+// outsideMachineNetns reports whether the calling thread runs in a
+// namespace other than this machine's own: not PID 1's, or, when PID 1's
+// can't be read, one of the named namespaces (ip netns add).
+func outsideMachineNetns(ns NetnsProbe) bool {
+	cur, err := ns.Current()
+	if err != nil {
+		return false
+	}
+	if init, ok := ns.Init(); ok {
+		return cur != init
+	}
+	names, err := ns.Names()
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if id, err := ns.Named(n); err == nil && id == cur {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckLabNetns proves that the calling thread runs inside the namespace
 // `roce-lab up` made for the lab host at root, and that this namespace is
 // not this machine's own. A tree that names no namespace (seeded by hand,
 // not by roce-lab up) may only be used from a namespace other than PID
-// 1's: it never reaches this machine's own interfaces either (whether it
+// 1's (when that can't be read: from a named namespace): it never reaches this machine's own interfaces either (whether it
 // may reach the namespace roce runs in is the plan's this-machine
 // consent). The error names the root, the namespace and what to do.
 func CheckLabNetns(root string, ns NetnsProbe) error {
 	name := LabNetns(root)
 	if name == "" {
-		init, ok := ns.Init()
-		cur, err := ns.Current()
-		if ok && err == nil && cur != init {
+		if outsideMachineNetns(ns) {
 			return nil
 		}
 		return fmt.Errorf("lab host %s: its netdevs are real, the tree names no network namespace (%s is missing: not set up by `roce-lab up` as root) and this agent runs in this machine's own namespace; refusing to touch this machine's interfaces (run roce-lab up and plan with its .lab/lab.vars)", root, LabNetnsMarker)

@@ -36,6 +36,13 @@ func (f fakeNetns) Named(name string) (nics.NetnsID, error) {
 	return nics.NetnsID{Dev: 4, Ino: n}, nil
 }
 func (f fakeNetns) Init() (nics.NetnsID, bool) { return nics.NetnsID{Dev: 4, Ino: f.init}, f.init != 0 }
+func (f fakeNetns) Names() ([]string, error) {
+	var out []string
+	for n := range f.named {
+		out = append(out, n)
+	}
+	return out, nil
+}
 
 func TestCheckLocalHost(t *testing.T) {
 	const made = "roce-ab12cd-h1"
