@@ -71,6 +71,9 @@ func (t *Target) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "%s: %v", p, err)
 		}
+		if req.GetEncoding() == gpb.Encoding_JSON_IETF {
+			v = t.prof.cfg.qualify(p, v)
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "%s: %v", p, err)

@@ -3,6 +3,8 @@ package gnmisim
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 
@@ -54,12 +56,21 @@ func newProfile(name, nativeOrigin string) (*profile, error) {
 	case "openconfig", "arista":
 		p := &profile{name: name, origin: originOpenConfig, accepts: map[string]bool{"": true, originOpenConfig: true}}
 		p.models = append(p.models, ocModels...)
+		mods := &modules{
+			roots:    map[string]string{"interfaces": "openconfig-interfaces", "qos": "openconfig-qos", "system": "openconfig-system"},
+			augments: map[string]string{"interfaces/interface/ethernet": "openconfig-if-ethernet"},
+		}
 		if name == "arista" {
 			p.cfg = newSchema(aristaNodes())
 			p.models = append(p.models, model("arista-qos-augments", "Arista Networks, Inc.", "0.0.4"))
+			for _, a := range []string{"qos/interfaces/interface/output/pfc", "qos/pfc", "qos/queues/queue/ecn",
+				"qos/queues/queue/config/scheduling", "qos/queues/queue/config/bandwidth"} {
+				mods.augments[a] = "arista-qos-augments"
+			}
 		} else {
 			p.cfg = newSchema(openconfigNodes(68, 9216))
 		}
+		p.cfg.mods = mods
 		p.seed = ocSeed
 		return p, nil
 	case "sonic":
@@ -82,6 +93,10 @@ func newProfile(name, nativeOrigin string) (*profile, error) {
 		}
 		cfg := newSchema(srlinuxNodes())
 		cfg.musts = srlMusts()
+		cfg.mods = &modules{
+			roots:    map[string]string{"interface": "srl_nokia-interfaces", "qos": "srl_nokia-qos", "system": "srl_nokia-system"},
+			augments: map[string]string{"system/information": "srl_nokia-system-info"},
+		}
 		return &profile{
 			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: cfg,
 			models: []*gpb.ModelData{
@@ -101,7 +116,8 @@ func esc(s string) string { return gpath.EscapeKey(s) }
 func ocSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 	for _, i := range ifaces {
 		b := "/interfaces/interface[name=" + esc(i) + "]"
-		cfg = append(cfg, seedLeaf{b + "/name", i}, seedLeaf{b + "/config/name", i}, seedLeaf{b + "/config/mtu", num(1500)})
+		cfg = append(cfg, seedLeaf{b + "/name", i}, seedLeaf{b + "/config/name", i}, seedLeaf{b + "/config/mtu", num(1500)},
+			seedLeaf{b + "/config/type", "iana-if-type:ethernetCsmacd"})
 		state = append(state,
 			seedLeaf{b + "/state/mtu", num(1500)},
 			seedLeaf{b + "/ethernet/state/counters/in-mac-pause-frames", "0"},
@@ -114,7 +130,8 @@ func ocSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 
 func sonicSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 	for _, i := range ifaces {
-		cfg = append(cfg, seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/mtu", "9100"}, seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/admin_status", "up"})
+		cfg = append(cfg, seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/mtu", "9100"}, seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/admin_status", "up"},
+			seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/lanes", sonicLanes(i)}, seedLeaf{"/CONFIG_DB/localhost/PORT/" + i + "/speed", "100000"})
 		for p := 0; p < 8; p++ {
 			state = append(state,
 				seedLeaf{fmt.Sprintf("/COUNTERS_DB/localhost/COUNTERS/%s/SAI_PORT_STAT_PFC_%d_RX_PKTS", i, p), "0"},
@@ -131,6 +148,17 @@ func sonicSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 	return cfg, state
 }
 
+// sonicLanes gives port EthernetN the four lanes N..N+3, as SONiC's
+// port_config.ini does on a 4-lane-per-port platform (lanes is mandatory
+// in sonic-port.yang).
+func sonicLanes(port string) string {
+	n, err := strconv.Atoi(strings.TrimPrefix(port, "Ethernet"))
+	if err != nil {
+		n = 0
+	}
+	return fmt.Sprintf("%d,%d,%d,%d", n, n+1, n+2, n+3)
+}
+
 func srlSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 	for _, i := range ifaces {
 		b := "/interface[name=" + esc(i) + "]"
@@ -142,15 +170,22 @@ func srlSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 			seedLeaf{b + "/ethernet/statistics/in-mac-pause-frames", "0"},
 			seedLeaf{b + "/ethernet/statistics/out-mac-pause-frames", "0"})
 	}
-	// Default forwarding classes, PFC queues and egress queues exist on
-	// every system and are referenced by the mapping profile
-	// (srl_nokia-qos.yang).
+	// Default forwarding classes fcN (output to unicast-N and
+	// multicast-N), PFC queues pfcN and egress queues exist on every
+	// 7220 IXR system and are referenced by the mapping profile
+	// (srl_nokia-qos.yang: forwarding-class/output/unicast-queue is
+	// mandatory with qos-unicast-queue and must differ from the
+	// multicast-queue).
 	for n := 0; n < 8; n++ {
-		q := fmt.Sprintf("unicast-%d", n)
+		q, mq := fmt.Sprintf("unicast-%d", n), fmt.Sprintf("multicast-%d", n)
 		cfg = append(cfg,
 			seedLeaf{"/qos/queues/queue[name=" + q + "]/name", q},
 			seedLeaf{"/qos/queues/queue[name=" + q + "]/queue-index", num(n)},
 			seedLeaf{fmt.Sprintf("/qos/forwarding-classes/forwarding-class[name=fc%d]/name", n), fmt.Sprintf("fc%d", n)},
+			seedLeaf{fmt.Sprintf("/qos/forwarding-classes/forwarding-class[name=fc%d]/output/unicast-queue", n), q},
+			seedLeaf{fmt.Sprintf("/qos/forwarding-classes/forwarding-class[name=fc%d]/output/multicast-queue", n), mq},
+			seedLeaf{"/qos/queues/queue[name=" + mq + "]/name", mq},
+			seedLeaf{"/qos/queues/queue[name=" + mq + "]/queue-index", num(n)},
 			seedLeaf{fmt.Sprintf("/qos/queues/pfc-queue[pfc-queue-name=pfc%d]/pfc-queue-name", n), fmt.Sprintf("pfc%d", n)},
 			seedLeaf{fmt.Sprintf("/qos/queues/pfc-queue[pfc-queue-name=pfc%d]/queue-index", n), num(n)},
 		)

@@ -136,6 +136,8 @@ type schema struct {
 	// musts are the model's cross-leaf constraints, checked on the whole
 	// candidate after the per-leaf checks.
 	musts []mustRule
+	// mods says which module defines each node (nil: names unqualified).
+	mods *modules
 }
 
 func newSchema(nodes []node) *schema {

@@ -19,6 +19,8 @@ func sonicNodes() []node {
 	ns := []node{
 		leaf(db+"/PORT/*{"+sonicPort+"}/mtu", numStr(1500, 9216)).portAt(3),
 		leaf(db+"/PORT/*{"+sonicPort+"}/admin_status", tEnum("up", "down")).portAt(3),
+		leaf(db+"/PORT/*{"+sonicPort+"}/lanes", tPattern(`[0-9]+(,[0-9]+)*`)).portAt(3),
+		leaf(db+"/PORT/*{"+sonicPort+"}/speed", numStr(1, 800000)).portAt(3),
 		leaf(db+"/PORT_QOS_MAP/*{"+sonicPort+"}/pfc_enable", tPattern(`([0-7](,[0-7])*)?`)).portAt(3),
 		leaf(db+"/PORT_QOS_MAP/*{"+sonicPort+"}/dscp_to_tc_map", tStr()).portAt(3).refs(db + "/DSCP_TO_TC_MAP/*"),
 		leaf(db+"/PORT_QOS_MAP/*{"+sonicPort+"}/dot1p_to_tc_map", tStr()).portAt(3).refs(db + "/DOT1P_TO_TC_MAP/*"),
@@ -70,6 +72,8 @@ func srlinuxNodes() []node {
 		leaf(srlIf+"/subinterface[index]/index", tUint(0, 9999)),
 		leaf(srlIf+"/subinterface[index]/type", tIdentLocal("srl_nokia-interfaces", "bridged", "routed", "local-mirror-dest")),
 		leaf(srlFC+"/name", tStr()),
+		leaf(srlFC+"/output/unicast-queue", tStr()).refs(srlQ),
+		leaf(srlFC+"/output/multicast-queue", tStr()).refs(srlQ),
 		leaf(srlPQ+"/pfc-queue-name", tStr()),
 		leaf(srlPQ+"/queue-index", tUint(0, 7)),
 		leaf(srlQ+"/name", tStr()),

@@ -32,6 +32,8 @@ func openconfigNodes(minMTU, maxMTU uint64) []node {
 	add(ocEntry(ocIf, "name", tStr())...)
 	add(leaf(ocIf+"/config/mtu", tUint(minMTU, maxMTU)))
 	add(leaf(ocIf+"/config/description", tStr()))
+	// config/type is mandatory (openconfig-interfaces.yang, interface-phys-config).
+	add(leaf(ocIf+"/config/type", tIdent("iana-if-type", "ethernetCsmacd", "ieee8023adLag", "softwareLoopback", "l3ipvlan")))
 
 	add(ocEntry(ocCls, "name", tStr())...)
 	add(leaf(ocCls+"/config/type", tEnum("ETHERNET", "IPV4", "IPV6", "MPLS")))

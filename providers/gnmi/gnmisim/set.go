@@ -129,6 +129,10 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "%s: value is not valid JSON: %v", p, err)
 	}
+	_, ietf := u.GetVal().GetValue().(*gpb.TypedValue_JsonIetfVal)
+	if err := t.prof.cfg.checkValue(p, v, ietf); err != nil {
+		return err
+	}
 	if m, ok := v.(map[string]any); ok && len(m) == 0 && replace {
 		return status.Errorf(codes.InvalidArgument, "%s: replace with an empty value is invalid (gNMI §3.4.4); use delete", p)
 	}

@@ -65,7 +65,7 @@ func TestSetStatusCodes(t *testing.T) {
 		msg     string
 	}{
 		{"unknown path", "openconfig", &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", "/qos/bogus/thing", `1`)}}, codes.NotFound, "not supported"},
-		{"unknown leaf inside value", "openconfig", &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", q, `{"name":"ROCE-a","config":{"name":"ROCE-a","colour":"red"}}`)}}, codes.NotFound, "colour"},
+		{"unknown leaf inside value", "openconfig", &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", q, `{"name":"ROCE-a","config":{"name":"ROCE-a","colour":"red"}}`)}}, codes.InvalidArgument, "colour"},
 		{"bad enum", "openconfig", &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", "/qos/classifiers/classifier[name=C]", `{"name":"C","config":{"name":"C","type":"BOGUS"}}`)}}, codes.InvalidArgument, "BOGUS"},
 		{"out of range", "openconfig", &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", "/qos/queues/queue[name=Q]/config/queue-id", `300`)}}, codes.InvalidArgument, "outside range"},
 		{"dscp out of range", "arista", &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", "/qos/classifiers/classifier[name=C]/terms/term[id=1]/conditions/ipv4/config/dscp-set", `[99]`)}}, codes.InvalidArgument, "99"},
@@ -113,7 +113,7 @@ func TestGetAndAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()); !strings.HasPrefix(got, `[{"config":{"mtu":1500,"name":"Ethernet1"}`) {
+	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()); !strings.HasPrefix(got, `[{"config":{"mtu":1500,"name":"Ethernet1","type":"iana-if-type:ethernetCsmacd"}`) || !strings.Contains(got, `"openconfig-if-ethernet:ethernet":`) {
 		t.Errorf("whole list = %s", got)
 	}
 	for _, tc := range []struct {
