@@ -1,0 +1,134 @@
+package gnmisim
+
+import (
+	"strings"
+	"testing"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// What the vendors' models forbid, the simulator refuses the way a target
+// does (InvalidArgument for a value the model refuses, NotFound for a path
+// it does not have), and leaves its config unchanged; what they allow, it
+// accepts. Each case cites the YANG statement or RFC rule it follows.
+func TestSetFollowsTheVendorModels(t *testing.T) {
+	const (
+		srlPMP = "/qos/pfc-mapping-profile[name=ROCE-PFC]"
+		srlQI  = "/qos/interfaces/interface[interface-id=ethernet-1/1]"
+		srlSub = "/qos/interfaces/interface[interface-id=ethernet-1/1.0]"
+		ocQ    = "/qos/queues/queue[name=ROCE-a]"
+	)
+	jsonVal := func(origin, path, val string) *gpb.Update {
+		u := upd(origin, path, val)
+		u.Val = &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: []byte(val)}}
+		return u
+	}
+	cases := []struct {
+		name    string
+		profile string
+		cite    string
+		ups     []*gpb.Update
+		code    codes.Code // codes.OK: accepted
+		msg     string
+	}{
+		{"arista queue-id", "arista",
+			`arista-qos-notsupported-deviations.yang: deviation .../queues/queue/config/queue-id { deviate not-supported; }`,
+			[]*gpb.Update{upd("openconfig", ocQ, `{"name":"ROCE-a","config":{"name":"ROCE-a","queue-id":3}}`)},
+			codes.InvalidArgument, `"queue-id"`},
+		{"arista augment without its module", "arista",
+			`RFC 7951 §4; arista-qos-augments.yang augment .../output { container pfc }`,
+			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			codes.InvalidArgument, `must be sent as "arista-qos-augments:pfc"`},
+		{"arista augment with a wrong module", "arista",
+			`RFC 7951 §4: the qualifier is the defining module's name`,
+			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"arista-qos:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			codes.InvalidArgument, `unknown module prefix "arista-qos"`},
+		{"arista augment qualified", "arista",
+			`arista-qos-augments.yang augment .../output { container pfc }`,
+			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			codes.OK, ""},
+		{"qualified member in JSON encoding", "arista",
+			`gNMI specification §2.3.1: JSON (RFC 7159) carries no module qualifiers`,
+			[]*gpb.Update{jsonVal("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			codes.InvalidArgument, `JSON encoding does not allow`},
+		{"unqualified augment in JSON encoding", "arista",
+			`gNMI specification §2.3.1`,
+			[]*gpb.Update{jsonVal("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			codes.OK, ""},
+		{"identityref with a bogus module", "openconfig",
+			`openconfig-qos-elements.yang scheduler config leaf type { type identityref { base oc-qos-types:QOS_SCHEDULER_TYPE; } }; RFC 7951 §6.8`,
+			[]*gpb.Update{upd("openconfig", "/qos/scheduler-policies/scheduler-policy[name=S]", `{"name":"S","config":{"name":"S"},"schedulers":{"scheduler":[{"sequence":1,"config":{"sequence":1,"type":"bogus-types:ONE_RATE_TWO_COLOR"}}]}}`)},
+			codes.InvalidArgument, `unknown module "bogus-types"`},
+		{"identityref without its module", "openconfig",
+			`RFC 7951 §6.8: an identity of another module is qualified`,
+			[]*gpb.Update{upd("openconfig", "/qos/scheduler-policies/scheduler-policy[name=S]", `{"name":"S","config":{"name":"S"},"schedulers":{"scheduler":[{"sequence":1,"config":{"sequence":1,"type":"ONE_RATE_TWO_COLOR"}}]}}`)},
+			codes.InvalidArgument, `must be qualified`},
+		{"duplicate list keys", "openconfig",
+			`RFC 7950 §7.8.2: list keys are unique`,
+			[]*gpb.Update{upd("openconfig", "/qos/queues", `{"queue":[{"name":"ROCE-a","config":{"name":"ROCE-a"}},{"name":"ROCE-a","config":{"name":"ROCE-a"}}]}`)},
+			codes.InvalidArgument, `duplicate list entry [name=ROCE-a]`},
+		{"unknown leaf", "openconfig",
+			`openconfig-qos-elements.yang: queue config has no leaf "weight"`,
+			[]*gpb.Update{upd("openconfig", ocQ, `{"name":"ROCE-a","config":{"name":"ROCE-a","weight":3}}`)},
+			codes.InvalidArgument, `unknown element "weight"`},
+		{"srlinux enable-pfc", "srlinux",
+			`srl_nokia-qos.yang received-traffic/unicast-mapping/pfc-queue leaf enable-pfc { if-feature "srl-feat:future-0-0"; }`,
+			[]*gpb.Update{upd("", srlPMP, `{"name":"ROCE-PFC","received-traffic":{"unicast-mapping":{"pfc-queue":[{"pfc-queue-name":"pfc3","enable-pfc":true}]}}}`)},
+			codes.InvalidArgument, `unknown element "enable-pfc"`},
+		{"srlinux classifier on the port", "srlinux",
+			`srl_nokia-qos.yang qos-subinterface-input-top: container classifiers { must 'string(../../interface-ref/subinterface) != ""' }`,
+			[]*gpb.Update{upd("", srlQI, `{"interface-id":"ethernet-1/1","interface-ref":{"interface":"ethernet-1/1"},"input":{"classifiers":{"ipv4-dscp-policy":"P"}}}`),
+				upd("", "/qos/classifiers/dscp-policy[name=P]", `{"name":"P"}`)},
+			codes.InvalidArgument, `Attachment of classifiers, not permitted for interfaces`},
+		{"srlinux pfc on a subinterface", "srlinux",
+			`srl_nokia-qos.yang pfc-interface: leaf pfc-enable { must '. = false() or string(../../interface-ref/subinterface) = ""' }`,
+			[]*gpb.Update{upd("", srlSub, `{"interface-id":"ethernet-1/1.0","interface-ref":{"interface":"ethernet-1/1","subinterface":0},"pfc":{"pfc-enable":true}}`)},
+			codes.InvalidArgument, `pfc cannot be enabled on sub-interfaces`},
+		{"srlinux classifier on a subinterface", "srlinux",
+			`srl_nokia-qos.yang interface-ref leaf subinterface (leafref to /interface/subinterface/index)`,
+			[]*gpb.Update{upd("", srlSub, `{"interface-id":"ethernet-1/1.0","interface-ref":{"interface":"ethernet-1/1","subinterface":0},"input":{"classifiers":{"ipv4-dscp-policy":"P"}}}`),
+				upd("", "/qos/classifiers/dscp-policy[name=P]", `{"name":"P"}`)},
+			codes.OK, ""},
+		{"srlinux missing subinterface", "srlinux",
+			`srl_nokia-qos.yang interface-ref leaf subinterface { type leafref { path ".../subinterface/index" } }`,
+			[]*gpb.Update{upd("", "/qos/interfaces/interface[interface-id=ethernet-1/1.7]", `{"interface-id":"ethernet-1/1.7","interface-ref":{"interface":"ethernet-1/1","subinterface":7}}`)},
+			codes.InvalidArgument, `no subinterface ethernet-1/1.7`},
+		{"srlinux received pause frames queue", "srlinux",
+			`srl_nokia-qos.yang pfc-mapping-profile/received-pfc-pause-frames: list queue { key queue-name; leaf pfc-pause-frame-priority; leaf enable-pfc; }`,
+			[]*gpb.Update{upd("", srlPMP, `{"name":"ROCE-PFC","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3","pfc-pause-frame-priority":3,"enable-pfc":true}]}}`)},
+			codes.OK, ""},
+		{"srlinux pause priority used twice", "srlinux",
+			`srl_nokia-qos.yang received-pfc-pause-frames list queue { unique "pfc-pause-frame-priority"; }`,
+			[]*gpb.Update{upd("", srlPMP, `{"name":"ROCE-PFC","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3","pfc-pause-frame-priority":3},{"queue-name":"unicast-4","pfc-pause-frame-priority":3}]}}`)},
+			codes.InvalidArgument, `pfc-pause-frame-priority 3 is already used`},
+		{"sonic watchdog detection below range", "sonic",
+			`sonic-pfcwd.yang PFC_WD_LIST leaf detection_time { type uint32 { range 100..5000; } }`,
+			[]*gpb.Update{upd("sonic-db", "/CONFIG_DB/localhost/PFC_WD/Ethernet0", `{"action":"drop","detection_time":"50","restoration_time":"400"}`)},
+			codes.InvalidArgument, `50 outside range 100..5000`},
+		{"sonic without the namespace element", "sonic",
+			`sonic-gnmi serves /CONFIG_DB/<namespace>/<table>; "localhost" on a single-ASIC switch`,
+			[]*gpb.Update{upd("sonic-db", "/CONFIG_DB/PORT_QOS_MAP/Ethernet0", `{"pfc_enable":"3"}`)},
+			codes.NotFound, `not supported`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sim, c, ctx := startPlain(t, Options{Profile: tc.profile})
+			before := sim.ConfigJSON()
+			_, err := c.Set(ctx, &gpb.SetRequest{Update: tc.ups})
+			if tc.code == codes.OK {
+				if err != nil {
+					t.Fatalf("refused what the model allows (%s): %v", tc.cite, err)
+				}
+				return
+			}
+			if status.Code(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v; want %v containing %q (%s)", err, tc.code, tc.msg, tc.cite)
+			}
+			if sim.ConfigJSON() != before {
+				t.Error("a refused Set changed the target")
+			}
+		})
+	}
+}
