@@ -9,7 +9,10 @@ import (
 	"github.com/rocefabric/roce/nexus"
 )
 
-// maxCheckpoints is the NX-OS limit on user checkpoints (reference §3.2).
+// maxCheckpoints is the NX-OS limit on user checkpoints: the Cisco NX-OS
+// system management configuration guides ("Configuring the Rollback
+// Feature") allow up to ten; the eleventh is refused with "Maximum number
+// of checkpoints (10) reached".
 const maxCheckpoints = 10
 
 // checkpoint is a saved copy of the running config.
@@ -19,10 +22,11 @@ type checkpoint struct {
 	cfg                     *nexus.Config
 }
 
-// The texts below follow the CLI forms in reference §3.2. The exact wording
-// of NX-OS's checkpoint error and rollback status messages is UNCONFIRMED
-// there; they start with "ERROR:" so clients that look for that marker (as
-// scrapligo's failed-when-contains list does) see a failure.
+// The texts below follow the CLI forms of the Cisco rollback guides. The
+// exact wording of NX-OS's checkpoint errors and rollback status messages
+// is not confirmed by a public transcript; they start with "ERROR:" so
+// clients that look for that marker (as scrapligo's failed-when-contains
+// list does) see a failure.
 
 // createCheckpoint stores the running config under name ("" = generated).
 func (s *Switch) createCheckpoint(name, description, user string) (string, error) {
@@ -123,7 +127,9 @@ func (s *Switch) checkpointDiff(name string) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// checkpointSummary renders `show checkpoint summary` (reference §3.2).
+// checkpointSummary renders `show checkpoint summary` in the layout of a
+// real Nexus 5000's answer ("User Checkpoint Summary", then "1) NAME:",
+// "Created by", "Created at", "Size is", "Description" per checkpoint).
 func (s *Switch) checkpointSummary() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,4 +170,42 @@ func thousands(n int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// CreateCheckpoint stores the running config under name, as the
+// `checkpoint NAME` command typed by user does (tests use it to fill the
+// table the way an operator would). It fails like the command: a name in
+// use, or ten checkpoints already.
+func (s *Switch) CreateCheckpoint(name, user string) error {
+	if name == "" {
+		return fmt.Errorf("nxsim %s: a checkpoint name is needed", s.hostname)
+	}
+	_, err := s.createCheckpoint(name, "", user)
+	return err
+}
+
+// ReplaceRunningConfig replaces the running config with text, as a
+// `rollback running-config file` to a saved config would; checkpoints and
+// fault settings are kept. Tests use it to put a switch back between runs.
+func (s *Switch) ReplaceRunningConfig(text string) error {
+	cfg, err := nexus.Parse(text)
+	if err != nil {
+		return fmt.Errorf("nxsim %s: the replacement config does not parse: %w", s.hostname, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg = cfg
+	s.gen++
+	return nil
+}
+
+// Configure applies configuration lines as one operator session typing
+// them in `configure terminal` would, stopping at the first refused line.
+func (s *Switch) Configure(lines ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := nexus.ApplyCommands(s.cfg, s.platform, s.modules, lines); err != nil {
+		return fmt.Errorf("nxsim %s: %w", s.hostname, err)
+	}
+	return nil
 }
