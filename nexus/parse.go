@@ -1,81 +1,302 @@
 package nexus
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
 // Parse reads running-configuration text (`show running-config ipqos`,
-// `show running-config interface ...`, or the whole running-config). It
-// accepts CR, LF and CRLF endings, `!Command:`/`!Time:` headers, built-in
-// class-maps without match lines, and keeps every line it does not model
-// verbatim and in order. Blank lines are not configuration and are dropped.
-// Errors name the 1-based line number.
+// `show running-config interface ...`, the whole running-config, or a
+// configuration file written by hand) the way NX-OS reads a configuration
+// file: the command decides the nesting, not the indentation. A
+// mode-entering command (interface, class-map, policy-map, system qos, an
+// access-list, vlan, router, …) opens a block; a following line belongs to
+// it while the block's mode has that command (a `class` line opens a class
+// inside a policy-map; `set`, `pause`, `mtu`, … are the class's actions); a
+// command only the top level has closes it. So any indentation width, tabs,
+// flat files with no indentation, `!` and `#` comment lines, `end`, trailing
+// spaces and CR/LF/CRLF endings all read the same. Indentation is used only
+// inside blocks of commands roce does not model (kept verbatim, in order).
+// Blank lines are not configuration and are dropped.
+//
+// Lines NX-OS would reject outright are errors that name their 1-based
+// line: template placeholders ({{ … }}, <name>), an indented line outside
+// any block, a header without its name, an object or class defined twice.
+// Check adds what depends on the platform (ranges, references).
 func Parse(text string) (*Config, error) {
+	c, _, err := parse(text)
+	return c, err
+}
+
+// srcLine is one configuration line of a modelled block, as read: its
+// 1-based line number and text. parse returns them in file order so Check
+// can replay them through the Editor, as the switch would.
+type srcLine struct {
+	n    int
+	text string
+	top  bool // a top-level line (a block header or a single command)
+	raw  bool // part of a block roce does not model
+}
+
+func parse(text string) (*Config, []srcLine, error) {
 	lines := splitLines(text)
 	c := &Config{}
+	var src []srcLine
+	var errs []error
 	var cur *Object      // the open top-level block
 	var cls *PolicyClass // the open class of a policy-map
-	clsIndent := -1      // indentation of the open policy-map's class lines
+	curIndent, clsIndent := 0, 0
+	childIndent := -1  // indentation of the open block's (or class's) first line
+	rawEnters := false // the open raw block's header enters a sub-mode
 	seen := map[string]int{}
 	for i, raw := range lines {
 		n := i + 1
-		if strings.TrimSpace(raw) == "" {
+		raw = strings.TrimRight(raw, " \t")
+		text := strings.TrimSpace(raw)
+		if text == "" {
+			continue
+		}
+		if isHeaderComment(text) {
+			c.Header = append(c.Header, raw)
+			cur, cls = nil, nil
+			continue
+		}
+		if strings.HasPrefix(text, "!") || strings.HasPrefix(text, "#") {
+			continue // a comment
+		}
+		if text == "end" {
+			cur, cls = nil, nil
+			continue
+		}
+		if p := placeholder(text); p != "" {
+			errs = append(errs, fmt.Errorf("line %d: %q is a template placeholder, not a value; NX-OS rejects the line %q (fill the template in first)", n, p, text))
 			continue
 		}
 		indent := leadingSpace(raw)
-		text := strings.TrimSpace(raw)
-		if indent == 0 {
-			cls, clsIndent = nil, -1
-			if isHeaderComment(text) {
-				c.Header = append(c.Header, raw)
+		f := strings.Fields(text)
+		top := cur == nil
+		if !top {
+			switch {
+			case cur.Kind == KindRaw:
+				// In a block roce does not model, indentation is all there
+				// is to go by, except for the blocks roce reads: none of
+				// them is a sub-command of another mode.
+				top = (indent <= curIndent && (!rawEnters || isTopLevel(f))) || (indent > curIndent && modelledHeader(f))
+			case indent > curIndent:
+				top = opensBlock(f) && !childOf(cur, cls != nil, f)
+			default:
+				top = !childOf(cur, cls != nil, f)
+			}
+		}
+		if top {
+			cls = nil
+			if indent > 0 && cur == nil && !opensBlock(f) && !isTopLevel(f) {
+				errs = append(errs, fmt.Errorf("line %d: indented line %q is not inside any configuration block", n, text))
+				continue
+			}
+			o, err := parseHeader(text)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("line %d: %w", n, err))
 				cur = nil
 				continue
 			}
-			o, err := parseHeader(raw)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", n, err)
-			}
-			if o.Kind != KindRaw {
+			if o.Kind == KindRaw {
+				o.Header = raw[min(indent, len(raw)-len(text)):]
+				rawEnters = opensBlock(f)
+			} else {
 				if prev, dup := seen[o.Key()]; dup {
-					return nil, fmt.Errorf("line %d: %q is defined twice (first on line %d); the text is not one running-config", n, o.Key(), prev)
+					errs = append(errs, fmt.Errorf("line %d: %q is defined twice (first on line %d); the text is not one running-config", n, o.Key(), prev))
 				}
 				seen[o.Key()] = n
 			}
 			c.Objects = append(c.Objects, o)
-			cur = o
+			cur, curIndent, childIndent = o, indent, -1
+			src = append(src, srcLine{n: n, text: text, top: true, raw: o.Kind == KindRaw})
 			continue
 		}
-		if cur == nil {
-			return nil, fmt.Errorf("line %d: indented line %q is not inside any configuration block", n, text)
-		}
+		src = append(src, srcLine{n: n, text: text, raw: cur.Kind == KindRaw})
 		switch cur.Kind {
 		case KindRaw:
-			cur.Lines = append(cur.Lines, raw)
+			// The first level prints as NX-OS prints it (two spaces),
+			// whatever width the file used; deeper levels keep their
+			// depth relative to it.
+			if childIndent < 0 || indent < childIndent {
+				childIndent = indent
+			}
+			cur.Lines = append(cur.Lines, "  "+relIndent(raw, childIndent)+text)
 		case KindPolicyMap:
-			if clsIndent < 0 || indent <= clsIndent {
-				if name, ok := parseClassLine(cur.Type, text); ok {
-					clsIndent = indent
-					if cur.Class(name) != nil {
-						return nil, fmt.Errorf("line %d: policy-map %s has class %s twice", n, cur.Name, name)
-					}
-					cls = &PolicyClass{Name: name}
-					cur.Classes = append(cur.Classes, cls)
-					continue
+			if name, ok := parseClassLine(cur.Type, text); ok {
+				if cur.Class(name) != nil {
+					errs = append(errs, fmt.Errorf("line %d: policy-map %s has class %s twice", n, cur.Name, name))
 				}
-				if cls != nil {
-					return nil, fmt.Errorf("line %d: policy-map %s: %q at class level is not a class line", n, cur.Name, text)
-				}
+				cls, clsIndent, childIndent = &PolicyClass{Name: name}, indent, -1
+				cur.Classes = append(cur.Classes, cls)
+				continue
+			}
+			if cls == nil || (isPolicyLine(f) && indent <= clsIndent) {
 				cur.Lines = append(cur.Lines, text)
 				continue
 			}
-			cls.Actions = append(cls.Actions, relIndent(raw, clsIndent+2)+text)
+			if childIndent < 0 || indent < childIndent {
+				childIndent = indent
+			}
+			cls.Actions = append(cls.Actions, relIndent(raw, childIndent)+text)
 		default:
 			cur.Lines = append(cur.Lines, text)
 		}
 	}
-	return c, nil
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	return c, src, nil
 }
+
+// placeholder returns the template placeholder in a line ("{{ cos }}",
+// "<name>", "${var}"), or "".
+func placeholder(s string) string {
+	for _, pair := range [][2]string{{"{{", "}}"}, {"{%", "%}"}, {"${", "}"}} {
+		if i := strings.Index(s, pair[0]); i >= 0 {
+			j := strings.Index(s[i:], pair[1])
+			if j < 0 {
+				return s[i:]
+			}
+			return s[i : i+j+len(pair[1])]
+		}
+	}
+	if m := rePlaceholder.FindString(s); m != "" {
+		return m
+	}
+	return ""
+}
+
+// rePlaceholder matches the <name> placeholders of documentation and
+// templates. NX-OS configuration never has '<' followed by a word and '>'.
+var rePlaceholder = regexp.MustCompile(`<[A-Za-z][A-Za-z0-9_ .:/-]*>`)
+
+// blockHeaders are the top-level commands that enter a configuration
+// sub-mode (by their first words). "vlan" enters one only with a number.
+var blockHeaders = map[string][]string{
+	"interface": nil, "class-map": nil, "policy-map": nil, "router": nil, "line": nil, "route-map": nil,
+	"object-group": nil, "control-plane": nil, "vdc": nil, "track": nil, "key": {"chain"},
+	"system": {"qos"}, "ip": {"access-list", "sla"}, "ipv6": {"access-list"}, "mac": {"access-list"},
+	"arp": {"access-list"}, "vrf": {"context"}, "role": {"name"}, "vpc": {"domain"}, "port-profile": nil,
+	"monitor": {"session"}, "aaa": {"group"}, "event": {"manager"}, "scheduler": {"job"},
+	"spanning-tree": {"mst"}, "zone": {"name"}, "zoneset": {"name"}, "vsan": {"database"},
+	"device-alias": {"database"}, "fex": nil, "slot": nil, "callhome": nil, "feature-set": nil,
+}
+
+// opensBlock reports whether a line is a command that enters a sub-mode.
+func opensBlock(f []string) bool {
+	if len(f) >= 2 && f[0] == "vlan" {
+		return f[1] != "" && f[1][0] >= '0' && f[1][0] <= '9'
+	}
+	second, ok := blockHeaders[f[0]]
+	if !ok {
+		return false
+	}
+	if second == nil {
+		return true
+	}
+	return len(f) >= 2 && slices.Contains(second, f[1])
+}
+
+// modelledHeader reports the headers of the blocks roce models.
+func modelledHeader(f []string) bool {
+	switch f[0] {
+	case "interface", "class-map", "policy-map", "system", "ip", "mac":
+		return opensBlock(f)
+	}
+	return false
+}
+
+// topOnly are first words of commands that exist only at the top level
+// (never inside an interface or another sub-mode), with, where the same
+// word also starts sub-mode commands, the second words that make it a
+// top-level one.
+var topOnly = map[string][]string{
+	"hostname": nil, "switchname": nil, "feature": nil, "version": nil, "username": nil, "snmp-server": nil,
+	"ntp": nil, "boot": nil, "banner": nil, "clock": nil, "cli": nil, "radius-server": nil, "tacacs-server": nil,
+	"ssh": nil, "telnet": nil, "copp": nil, "service": nil, "power": nil, "errdisable": nil, "install": nil,
+	"license": nil, "nv": nil, "password": nil, "rmon": nil, "crypto": nil, "zoneset": nil, "fcdomain": nil,
+	"npiv": nil, "npv": nil, "poap": nil, "hardware": nil, "qos": nil, "port-channel": nil, "fabricpath": nil,
+	"logging": {"server", "level", "logfile", "console", "monitor", "timestamp", "source-interface", "origin-id", "module"},
+	"ip": {"route", "domain-name", "domain-lookup", "domain-list", "name-server", "prefix-list", "community-list",
+		"as-path", "host", "routing", "tftp", "ftp", "http", "source-route", "igmp", "pim", "msdp", "extcommunity-list"},
+	"ipv6":          {"route", "prefix-list", "routing"},
+	"mac":           {"address-table"},
+	"spanning-tree": {"mode", "vlan", "pathcost", "loopguard", "bridge", "port"},
+	"system":        {"default", "jumbomtu", "routing", "auto-upgrade"},
+	"vpc":           {"domain"},
+}
+
+// isTopLevel reports whether a line is a command only the top level has:
+// in a flat file it closes the open block.
+func isTopLevel(f []string) bool {
+	if len(f) > 1 && f[0] == "no" {
+		f = f[1:]
+	}
+	if opensBlock(f) {
+		return true
+	}
+	second, ok := topOnly[f[0]]
+	if !ok {
+		return false
+	}
+	if second == nil {
+		return true
+	}
+	if f[0] == "spanning-tree" && len(f) >= 3 && f[1] == "port" {
+		return f[2] == "type" && len(f) >= 5 // "spanning-tree port type edge default" is global
+	}
+	return len(f) >= 2 && slices.Contains(second, f[1])
+}
+
+// childOf reports whether a line belongs to the open modelled block: the
+// block's mode (or, inside a policy-map class, the class's) has the
+// command. An interface has too many commands to list, so it keeps every
+// line that is not a top-level one.
+func childOf(o *Object, inClass bool, f []string) bool {
+	w := f[0]
+	if w == "no" && len(f) > 1 {
+		w = f[1]
+	}
+	switch o.Kind {
+	case KindInterface:
+		return !isTopLevel(f)
+	case KindClassMap:
+		return w == "match" || w == "description"
+	case KindPolicyMap:
+		if w == "class" || w == "description" {
+			return true
+		}
+		return inClass && isClassAction(w)
+	case KindSystemQoS:
+		return w == "service-policy" || w == "fex"
+	case KindACL:
+		switch w {
+		case "permit", "deny", "remark", "statistics", "fragments":
+			return true
+		}
+		return w[0] >= '0' && w[0] <= '9'
+	}
+	return false
+}
+
+// isClassAction reports the commands of a policy-map class sub-mode.
+func isClassAction(w string) bool {
+	switch w {
+	case "set", "pause", "mtu", "bandwidth", "priority", "queue-limit", "police", "multicast-optimize",
+		"congestion-control", "shape", "random-detect", "service-policy", "pfc-cos", "network-qos", "drop":
+		return true
+	}
+	return false
+}
+
+// isPolicyLine reports the policy-map-level commands other than class.
+func isPolicyLine(f []string) bool { return f[0] == "description" }
 
 // relIndent keeps indentation deeper than base (nested lines we do not
 // model) so they print back as they came.

@@ -17,6 +17,7 @@ var (
 	checkpointRe = regexp.MustCompile(`roce-\d{8}T\d{6}Z-[0-9a-f]{6}`)
 	timeRe       = regexp.MustCompile(`(?m)^!Time: .*$`)
 	createdRe    = regexp.MustCompile(`(?m)^Created at .*$`)
+	uptimeRe     = regexp.MustCompile(`(?m)^Kernel uptime is .*$`)
 )
 
 // TestApplyTranscriptGolden records the whole exchange of one apply and one
@@ -47,6 +48,7 @@ func TestApplyTranscriptGolden(t *testing.T) {
 			got = checkpointRe.ReplaceAllString(got, "roce-CHECKPOINT")
 			got = timeRe.ReplaceAllString(got, "!Time: TIME")
 			got = createdRe.ReplaceAllString(got, "Created at TIME")
+			got = uptimeRe.ReplaceAllString(got, "Kernel uptime is UPTIME")
 			path := filepath.Join("testdata", "golden", tc.name+".txt")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
