@@ -55,6 +55,13 @@ func (s *System) openBeneath(p string, flags int, mode uint32) (*os.File, error)
 	}
 	defer unix.Close(rootfd)
 	fd, err := openat2Beneath(rootfd, rel, flags, mode)
+	if errors.Is(err, unix.ENOTDIR) {
+		// O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: say symlink.
+		var st unix.Stat_t
+		if unix.Fstatat(rootfd, rel, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			err = unix.ELOOP
+		}
+	}
 	if err != nil {
 		return nil, s.beneathErr(p, err)
 	}

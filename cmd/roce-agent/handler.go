@@ -53,7 +53,7 @@ func handle(ctx context.Context, root string, r io.Reader, hold func(string)) *a
 		resp.Transaction = tx
 		rd, err := sys.Read(ctx, req.Desired)
 		if err != nil {
-			return fail(resp, agentproto.ErrCodeFailed, err)
+			return fail(resp, agentproto.ErrCode(err), err)
 		}
 		resp.Read = rd
 	case agentproto.OpApply:
