@@ -108,9 +108,9 @@ func AcquireLockNotify(ctx context.Context, path string, timeout time.Duration, 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the directory of apply lock %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("opening apply lock %s: %w", path, err)
+		return nil, err
 	}
 	deadline := time.Now().Add(timeout)
 	notified := false
@@ -150,6 +150,50 @@ func AcquireLockNotify(ctx context.Context, path string, timeout time.Duration, 
 		return nil, fmt.Errorf("recording the holder in apply lock %s: %w", path, err)
 	}
 	return &Lock{path: path, f: f}, nil
+}
+
+// openLockFile opens (or creates, 0644) the lock file without following a
+// symlink, and refuses anything that is not a plain file roce could have
+// written: a symlink (someone pointing the lock at another file, which
+// writing the holder would overwrite), a device, a file with other hard
+// links, or a non-empty file that is not a roce lock note. So the lock
+// never truncates a file it did not create.
+func openLockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("opening apply lock %s: it is a symbolic link; roce does not follow links for its lock (writing the holder would overwrite the file it points to): remove the link, or point -lock-file at a plain file", path)
+		}
+		return nil, fmt.Errorf("opening apply lock %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("opening apply lock %s: %w", path, err)
+	}
+	sys, _ := st.Sys().(*syscall.Stat_t)
+	switch {
+	case !st.Mode().IsRegular():
+		f.Close()
+		return nil, fmt.Errorf("apply lock %s is not a regular file (%s); point -lock-file at a file roce may create", path, st.Mode().Type())
+	case sys != nil && sys.Nlink > 1:
+		f.Close()
+		return nil, fmt.Errorf("apply lock %s has %d hard links; it is shared with another file that roce would overwrite: remove it, or point -lock-file elsewhere", path, sys.Nlink)
+	case st.Size() > 0:
+		buf := make([]byte, min(st.Size(), maxLockInfoSize))
+		n, _ := f.ReadAt(buf, 0)
+		if !isLockNote(buf[:n]) {
+			f.Close()
+			return nil, fmt.Errorf("apply lock %s holds data that is not a roce lock note; roce will not overwrite a file it did not create: move it away, or point -lock-file elsewhere", path)
+		}
+	}
+	return f, nil
+}
+
+// isLockNote reports whether data is a holder note written by roce.
+func isLockNote(data []byte) bool {
+	var h LockHolder
+	return json.Unmarshal(data, &h) == nil && h.PID > 0
 }
 
 // readLockHolder reads the holder info through the lock's own descriptor.

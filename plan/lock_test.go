@@ -239,3 +239,47 @@ func FuzzParseLockHolder(f *testing.F) {
 		}
 	})
 }
+
+// The lock never writes through a symlink, a hard link or a file that is
+// not a roce lock note: the file it would have truncated stays intact.
+func TestLockNeverTruncatesAFileItDidNotCreate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, lock, victim string)
+		want  string
+	}{
+		{"symlink", func(t *testing.T, lock, victim string) { must(t, os.Symlink(victim, lock)) }, "symbolic link"},
+		{"hard link", func(t *testing.T, lock, victim string) { must(t, os.Link(victim, lock)) }, "hard links"},
+		{"foreign content", func(t *testing.T, lock, victim string) {
+			must(t, os.WriteFile(lock, []byte("precious\n"), 0o644))
+		}, "not a roce lock note"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "victim")
+			must(t, os.WriteFile(victim, []byte("precious\n"), 0o644))
+			lock := filepath.Join(dir, ".roce", "apply.lock")
+			must(t, os.MkdirAll(filepath.Dir(lock), 0o755))
+			tc.setup(t, lock, victim)
+			l, err := AcquireLock(context.Background(), lock, 0, "test")
+			if err == nil {
+				l.Release()
+				t.Fatal("the lock was taken")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q lacks %q", err, tc.want)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+				t.Fatalf("the victim file was changed: %q", b)
+			}
+		})
+	}
+	// A lock file roce wrote earlier (a released, empty one, or a note
+	// left by a killed holder) is reused.
+	dir := t.TempDir()
+	lock := filepath.Join(dir, "apply.lock")
+	must(t, os.WriteFile(lock, []byte(`{"pid":42,"host":"ci-1","since":"2026-11-22T02:00:00Z"}`+"\n"), 0o644))
+	l, err := AcquireLock(context.Background(), lock, 0, "test")
+	must(t, err)
+	must(t, l.Release())
+}

@@ -98,7 +98,7 @@ func TestRenderJSONNormalizes(t *testing.T) {
 func TestJSONMatchesSchema(t *testing.T) {
 	s := loadSchema(t)
 	var buf bytes.Buffer
-	for _, p := range []*Plan{fixtureRenderPlan(), fixtureEmptyPlan(), nil} {
+	for _, p := range []*Plan{fixtureRenderPlan(), fixtureEmptyPlan(), Partial(fixtureRenderPlan()), nil} {
 		buf.Reset()
 		if err := RenderJSON(&buf, p); err != nil {
 			t.Fatal(err)
@@ -118,7 +118,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	if errs := s.Validate(data, "#/$defs/plan_file"); len(errs) > 0 {
 		t.Errorf("plan file violates the schema:\n%s", strings.Join(errs, "\n"))
 	}
-	for _, r := range []*ApplyReport{fixtureRenderApplyReport(), {}, nil} {
+	for _, r := range []*ApplyReport{fixtureRenderApplyReport(), {}, {Error: "an earlier roce-apply was interrupted"}, nil} {
 		buf.Reset()
 		if err := RenderApplyJSON(&buf, r); err != nil {
 			t.Fatal(err)
