@@ -18,9 +18,11 @@ import (
 	"github.com/rocefabric/roce/nexus/nxsim"
 )
 
-// roce-verify against the lab: the configuration checks pass, and the probe
-// reports plainly that the lab hosts have no RDMA device (exit 1, not a
-// verification failure). A baseline records every device's versions.
+// roce-verify against the lab with real perftest (-emulated off): the
+// configuration checks pass, and the probe reports plainly that the lab
+// hosts have no RDMA device (exit 1, not a verification failure). A
+// baseline records every device's versions. (By default the lab hosts
+// probe on their emulated RDMA device: e2e/upgrade_test.go.)
 func TestVerifyAgainstTheLab(t *testing.T) {
 	testenv.Root(t, "roce-verify probes run on the lab hosts, which are network namespaces")
 	l := startLab(t)
@@ -28,7 +30,7 @@ func TestVerifyAgainstTheLab(t *testing.T) {
 		t.Fatalf("apply\n%s", r)
 	}
 	baseline := filepath.Join(t.TempDir(), "baseline.json")
-	r := roce(t, l, "", "roce-verify", "-record-baseline", baseline, l.Dir)
+	r := roce(t, l, "", "roce-verify", "-emulated", "off", "-record-baseline", baseline, l.Dir)
 	if r.code != 1 {
 		t.Fatalf("want exit 1 (the probe cannot run without RDMA hardware)\n%s", r)
 	}
@@ -49,7 +51,7 @@ func TestVerifyAgainstTheLab(t *testing.T) {
 			t.Errorf("baseline does not record %s", dev)
 		}
 	}
-	r = roce(t, l, "", "roce-verify", "-format", "json", l.Dir)
+	r = roce(t, l, "", "roce-verify", "-emulated", "off", "-format", "json", l.Dir)
 	var rep map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("-format json is not JSON: %v\n%s", err, r.stdout)
