@@ -22,7 +22,10 @@ func decodeInstances[T any](l *loader, b *hcl.Block, schema *hcl.BodySchema, ctx
 		l.declared = map[string]hcl.Range{}
 	}
 	var out []T
-	for _, inst := range l.expand(b, content.Attributes, ctx) {
+	for i, inst := range l.expand(b, content.Attributes, ctx) {
+		if i%1024 == 1023 && l.interrupted() {
+			return out
+		}
 		v, ok := decode(content, inst)
 		if !ok {
 			continue

@@ -215,7 +215,10 @@ func (l *loader) parseDir() []hcl.Body {
 			l.diags = append(l.diags, d)
 			continue
 		}
-		f, diags := l.parser.ParseHCL(src, path)
+		f, diags, ok := l.parse(src, path)
+		if !ok {
+			return nil
+		}
 		l.diags = append(l.diags, diags...)
 		l.src.add(path, n, f)
 		if f != nil {
@@ -226,6 +229,35 @@ func (l *loader) parseDir() []hcl.Body {
 		}
 	}
 	return bodies
+}
+
+// parse parses one file. With a context it parses in a goroutine and
+// returns (ok = false, an Interrupted error recorded) as soon as the
+// context is done, so a signal during a long parse is honoured at once;
+// the abandoned parse only reads src and ends on its own.
+func (l *loader) parse(src []byte, path string) (*hcl.File, hcl.Diagnostics, bool) {
+	if l.opts.Context == nil {
+		f, diags := l.parser.ParseHCL(src, path)
+		return f, diags, true
+	}
+	type parsed struct {
+		f     *hcl.File
+		diags hcl.Diagnostics
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		// A fresh parser: the loader's own is not safe to share with a
+		// goroutine that may outlive this call.
+		f, diags := hclparse.NewParser().ParseHCL(src, path)
+		done <- parsed{f, diags}
+	}()
+	select {
+	case p := <-done:
+		return p.f, p.diags, true
+	case <-l.opts.Context.Done():
+		l.interrupted()
+		return nil, nil, false
+	}
 }
 
 // single returns the only block of a kind, or nil; a second one is an error.
