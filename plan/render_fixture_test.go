@@ -136,6 +136,8 @@ func fixtureRenderPlan() *Plan {
 					Disrupt: DisruptionLink,
 				}},
 				Payload: json.RawMessage(`{"nics":[{"name":"ens1f0","pfc_en":8}]}`),
+				ThisMachine: &ThisMachine{Interfaces: []string{"ens1f0"},
+					CutOff: []string{"ens1f0: PFC change toggles the link (mlx5) of the interface carrying the SSH session from 192.0.2.9"}},
 			},
 			{
 				Address:  "switch.n7k-core",
