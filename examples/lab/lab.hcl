@@ -87,12 +87,19 @@ switch "gnmi" {
     ca_file     = ".lab/pki/ca.pem" # written by roce-lab up
     server_name = "localhost"
   }
+  # Targets advertise no commit-confirmed support in Capabilities, so it is
+  # turned on per switch; the lab's simulators support it.
+  gnmi {
+    commit_confirm = "on"
+  }
 }
 
 host "lab" {
   # The hosts exist only while roce-lab runs them (in network namespaces as
   # root, fully emulated otherwise), so this policy can never reach this
-  # machine's own interfaces.
+  # machine's own interfaces: each host's tree names the namespace roce-lab
+  # up made for it, and a var file that empties or changes lab_netns makes
+  # roce-plan and roce-apply refuse the host (docs/lab.md).
   for_each = { for name, h in local.hosts : name => h if var.lab_hosts }
 
   local  = true

@@ -64,15 +64,18 @@ func (t *target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyRes
 	if err != nil {
 		return done(plan.StatusRefused, fmt.Errorf("%s: plan ops: %w", t.Address(), err))
 	}
-	if t.encoding == gpb.Encoding_JSON {
-		useJSON(req)
-	}
 	commitID := ""
 	if t.useCommit() {
 		commitID = fmt.Sprintf("roce-%d", time.Now().UnixNano())
 		req.Extension = append(req.Extension, commitExt(commitID, &gnmi_ext.Commit_Commit{Commit: &gnmi_ext.CommitRequest{
 			RollbackDuration: durationpb.New(t.opts.CommitRollback),
 		}}))
+	}
+	// Write-ahead (docs/apply-safety.md): the journal gets the commit id
+	// and the compensating Set built from the state read before the Set,
+	// so a run killed after sending it can still be undone.
+	if err := recordSetSent(ctx, commitID, tp.Ops, before, t.prof.KeysOf); err != nil {
+		return done(plan.StatusFailed, fmt.Errorf("%s: recording the Set in the apply journal (nothing was sent): %w", t.Address(), err))
 	}
 	label := fmt.Sprintf("Set %d ops (%d delete, %d replace, %d update)", len(tp.Ops), len(req.Delete), len(req.Replace), len(req.Update))
 	if commitID != "" {
@@ -98,6 +101,7 @@ func (t *target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyRes
 				t.Address(), commitID, describe(err), t.opts.CommitRollback, err))
 		}
 		res.Transcript = append(res.Transcript, plan.Exchange{Command: "confirm " + commitID, Response: "ok"})
+		_ = plan.RecorderFrom(ctx).Record(stepConfirmed, nil)
 		return done(plan.StatusApplied, nil)
 	}
 	res.Transcript = append(res.Transcript, plan.Exchange{Command: "verify (re-Get and diff)", Response: verifyErr.Error(), Failed: true})
@@ -124,6 +128,12 @@ func (t *target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyRes
 }
 
 func (t *target) set(ctx context.Context, req *gpb.SetRequest) error {
+	if t.encoding == gpb.Encoding_JSON {
+		// A target without JSON_IETF: the values go as plain JSON.
+		if err := jsonUpdates(req); err != nil {
+			return fmt.Errorf("%s: values as plain JSON: %w", t.Address(), err)
+		}
+	}
 	ctx, cancel := t.opCtx(ctx)
 	defer cancel()
 	_, err := t.client.Set(ctx, req)
@@ -236,17 +246,6 @@ func revertRequest(ops []plan.Op, before *planState, keysOf gpath.KeysOf) (*gpb.
 		}
 	}
 	return SetRequestFromOps(append(append(dels, reps...), upds...))
-}
-
-// useJSON moves values to json_val for targets that lack JSON_IETF. The
-// bytes are unchanged: our values carry no module prefixes that plain JSON
-// would forbid except on augment members, which such targets ignore.
-func useJSON(req *gpb.SetRequest) {
-	for _, u := range append(append([]*gpb.Update(nil), req.Replace...), req.Update...) {
-		if v, ok := u.GetVal().GetValue().(*gpb.TypedValue_JsonIetfVal); ok {
-			u.Val = &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: v.JsonIetfVal}}
-		}
-	}
 }
 
 // sameOps reports whether two op lists are the same SetRequest: same order,

@@ -47,7 +47,7 @@ func TestRejectedSetLeavesTargetUnchanged(t *testing.T) {
 // Set) is rolled back by the target's timer.
 func TestCommitNeverConfirmedRollsBack(t *testing.T) {
 	l := newLab(t, gnmisim.Options{Profile: "srlinux", CommitConfirm: true, Faults: gnmisim.Faults{DropAfterSets: 1}}, cosClass())
-	tg := l.target(t, gnmi.Options{CommitRollback: 200 * time.Millisecond})
+	tg := l.target(t, gnmi.Options{CommitConfirm: gnmi.CommitOn, CommitRollback: 200 * time.Millisecond})
 	ctx := ctxT(t)
 	before := l.sim.ConfigJSON()
 	tp, err := tg.Plan(ctx)
@@ -90,7 +90,7 @@ func TestVerifyMismatchRollsBack(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.profile, func(t *testing.T) {
 			l := newLab(t, gnmisim.Options{Profile: tc.profile, CommitConfirm: tc.commit, Faults: gnmisim.Faults{IgnorePath: tc.ignore}}, tc.class)
-			tg := l.target(t, gnmi.Options{})
+			tg := l.target(t, gnmi.Options{CommitConfirm: commitMode(tc.commit)})
 			ctx := ctxT(t)
 			before := l.sim.ConfigJSON()
 			tp, err := tg.Plan(ctx)

@@ -1,12 +1,15 @@
 package gnmi_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/providers/gnmi"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
@@ -107,10 +110,97 @@ func TestProfileDetection(t *testing.T) {
 	}
 }
 
-func TestCommitConfirmRequiredButMissing(t *testing.T) {
-	l := newLab(t, gnmisim.Options{Profile: "srlinux"}, cosClass())
-	_, err := l.target(t, gnmi.Options{CommitConfirm: gnmi.CommitOn}).Plan(ctxT(t))
-	if err == nil || !strings.Contains(err.Error(), "does not advertise") {
-		t.Fatalf("err = %v", err)
+// Commit-confirmed comes from the per-target setting, never from a
+// Capabilities signal real targets do not send: auto against a target that
+// supports it still sends none; on sends it; on against a target without
+// support fails the apply with the target's refusal, changing nothing.
+func TestCommitConfirmFromSettingNotCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		supported bool
+		mode      string
+		wantExt   bool
+		wantErr   string
+	}{
+		{"auto, supported", true, gnmi.CommitAuto, false, ""},
+		{"on, supported", true, gnmi.CommitOn, true, ""},
+		{"off, supported", true, gnmi.CommitOff, false, ""},
+		{"on, unsupported", false, gnmi.CommitOn, true, "Unimplemented"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLab(t, gnmisim.Options{Profile: "srlinux", CommitConfirm: tc.supported}, cosClass())
+			caps, err := l.sim.Capabilities(ctxT(t), nil)
+			if err != nil || len(caps.GetExtension()) != 0 {
+				t.Fatalf("the simulator advertises %v (err %v); real targets advertise no commit-confirmed support", caps.GetExtension(), err)
+			}
+			tg := l.target(t, gnmi.Options{CommitConfirm: tc.mode})
+			ctx := ctxT(t)
+			tp, err := tg.Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tp.Facts["commit_confirmed"]; got != fmt.Sprint(tc.wantExt) {
+				t.Errorf("fact commit_confirmed = %s, want %v", got, tc.wantExt)
+			}
+			before := l.sim.ConfigJSON()
+			res, err := tg.Apply(ctx, tp)
+			reqs := l.sim.SetRequests()
+			if len(reqs) == 0 {
+				t.Fatal("no SetRequest sent")
+			}
+			if got := len(reqs[0].GetExtension()) > 0; got != tc.wantExt {
+				t.Errorf("first SetRequest carries a commit extension: %v, want %v", got, tc.wantExt)
+			}
+			if tc.wantErr == "" {
+				if err != nil || res.Status != plan.StatusApplied {
+					t.Fatalf("apply: %s %v", res.Status, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("apply err = %v, want %q", err, tc.wantErr)
+			}
+			if l.sim.ConfigJSON() != before {
+				t.Error("a refused commit changed the target")
+			}
+		})
+	}
+}
+
+// A target that serves JSON but not JSON_IETF gets plain JSON: no module
+// qualifiers (the Arista augment goes as "pfc"), and the simulator, which
+// refuses qualified names in JSON like such a target, applies it; a second
+// plan is empty.
+func TestJSONFallbackSendsNoModuleNames(t *testing.T) {
+	l := newLab(t, gnmisim.Options{Profile: "arista", Encodings: []gpb.Encoding{gpb.Encoding_JSON}}, dscpClass())
+	tg := l.target(t, gnmi.Options{})
+	ctx := ctxT(t)
+	tp, err := tg.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Facts["encoding"] != "JSON" {
+		t.Fatalf("encoding fact = %q, want JSON", tp.Facts["encoding"])
+	}
+	if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
+		t.Fatalf("apply: %s %v %+v", res.Status, err, res.Transcript)
+	}
+	sawAugment := false
+	for _, u := range append(l.sim.SetRequests()[0].GetReplace(), l.sim.SetRequests()[0].GetUpdate()...) {
+		v := u.GetVal().GetJsonVal()
+		if v == nil {
+			t.Fatalf("%v sent as %T, want json_val", u.GetPath(), u.GetVal().GetValue())
+		}
+		if strings.Contains(string(v), "arista-qos-augments:") {
+			t.Errorf("module-qualified name in plain JSON: %s", v)
+		}
+		sawAugment = sawAugment || strings.Contains(string(v), `"pfc":{"config":{"priorities-no-drop"`)
+	}
+	if !sawAugment {
+		t.Error("no Arista PFC augment in the SetRequest; the case tests nothing")
+	}
+	again, err := tg.Plan(ctx)
+	if err != nil || again.HasChanges() {
+		t.Fatalf("second plan: %v, changes %v", err, again.Changes)
 	}
 }

@@ -147,5 +147,14 @@ func allClass() *policies.Lossless {
 	return &policies.Lossless{Name: "everything", Match: policies.Match{Kind: policies.MatchAll}, Priority: 3}
 }
 
+// commitMode is the per-target commit-confirmed setting for a simulator
+// that does (on) or does not (auto) support the extension.
+func commitMode(supported bool) string {
+	if supported {
+		return gnmi.CommitOn
+	}
+	return gnmi.CommitAuto
+}
+
 // noECN drops ECN (SR Linux does not model it in this profile).
 func noECN(c *policies.Lossless) *policies.Lossless { c.ECN = nil; return c }

@@ -35,7 +35,7 @@ func TestProfileModeRoundTrip(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.profile+"/"+tc.mode, func(t *testing.T) {
 			l := newLab(t, gnmisim.Options{Profile: tc.profile, CommitConfirm: tc.commit}, tc.class)
-			tg := l.target(t, gnmi.Options{})
+			tg := l.target(t, gnmi.Options{CommitConfirm: commitMode(tc.commit)})
 			ctx := ctxT(t)
 			tp, err := tg.Plan(ctx)
 			if err != nil {

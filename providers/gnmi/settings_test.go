@@ -155,7 +155,7 @@ func TestPolicyWinsOverEnvironment(t *testing.T) {
 		"pinned":   newLab(t, gnmisim.Options{Profile: "arista", CommitConfirm: true}),
 		"fallback": newLab(t, gnmisim.Options{Profile: "arista", CommitConfirm: true}),
 	}
-	f := labPolicy(t, sims, map[string]string{"pinned": "    arista_no_drop_bit_order = \"lsb0\"\n    commit_confirm = \"auto\"\n"})
+	f := labPolicy(t, sims, map[string]string{"pinned": "    arista_no_drop_bit_order = \"lsb0\"\n    commit_confirm = \"on\"\n"})
 	tps := planAll(t, labEnv(f, map[string]string{gnmi.EnvAristaBitOrder: "msb0", gnmi.EnvCommitConfirm: "off"}))
 	if !opsContain(tps["pinned"].Ops, `"priorities-no-drop":"08"`) || tps["pinned"].Facts["commit_confirmed"] != "true" {
 		t.Errorf("pinned: the policy did not win over the environment: %v %s", tps["pinned"].Facts, opsJSON(tps["pinned"].Ops))

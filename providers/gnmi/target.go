@@ -20,11 +20,19 @@ import (
 	"github.com/rocefabric/roce/providers/gnmi/profiles"
 )
 
-// Commit-confirmed modes.
+// Commit-confirmed modes. The gNMI commit-confirmed extension
+// (openconfig/reference rpc/gnmi/gnmi-commit-confirmed.md) defines no
+// capability signal and real targets (EOS, SR Linux, sonic-gnmi) advertise
+// none in their CapabilityResponse, so support is known only from the
+// policy: "on" for a target whose release supports it.
 const (
-	CommitAuto = "auto" // use it when the target advertises it (default)
-	CommitOff  = "off"  // never
-	CommitOn   = "on"   // require it; refuse targets that do not advertise it
+	// CommitAuto (default): used only when the CapabilityResponse carries a
+	// Commit extension; today no target does, so auto means off.
+	CommitAuto = "auto"
+	CommitOff  = "off" // never
+	// CommitOn: always; a target without support refuses the Set (nothing
+	// is changed) and the apply fails naming the setting.
+	CommitOn = "on"
 )
 
 // DefaultCommitRollback is how long a target waits for the confirm before
@@ -56,7 +64,7 @@ type target struct {
 	caps     *gpb.CapabilityResponse
 	prof     profiles.Profile
 	encoding gpb.Encoding
-	commitOK bool     // target advertises commit-confirmed
+	commitOK bool     // the CapabilityResponse carries a Commit extension
 	warnings []string // from connecting (model checks)
 }
 
@@ -316,9 +324,6 @@ func (t *target) connect(ctx context.Context) error {
 			commitOK = true
 		}
 	}
-	if t.opts.CommitConfirm == CommitOn && !commitOK {
-		return fmt.Errorf("%s: commit-confirmed is required but the target does not advertise it", t.Address())
-	}
 	t.caps, t.encoding, t.prof, t.commitOK, t.warnings = caps, enc, prof, commitOK, warnings
 	return nil
 }
@@ -335,7 +340,17 @@ func chooseEncoding(encs []gpb.Encoding) (gpb.Encoding, error) {
 	return 0, fmt.Errorf("target supports neither JSON_IETF nor JSON encoding (advertises %v)", encs)
 }
 
-func (t *target) useCommit() bool { return t.commitOK && t.opts.CommitConfirm != CommitOff }
+// useCommit: the policy's on/off wins; auto follows what the target's
+// Capabilities really advertise.
+func (t *target) useCommit() bool {
+	switch t.opts.CommitConfirm {
+	case CommitOn:
+		return true
+	case CommitOff:
+		return false
+	}
+	return t.commitOK
+}
 
 func (t *target) kind() string {
 	if t.prof != nil {

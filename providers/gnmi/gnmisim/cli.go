@@ -28,7 +28,7 @@ func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	user := fs.String("user", "", "username clients must send (empty: no authentication)")
 	password := fs.String("password", "", "password for --user (or set ROCE_LAB_GNMI_PASSWORD)")
 	ifaces := fs.String("interfaces", "", "comma-separated interface names (default: 4 ports named as the profile names them)")
-	commit := fs.Bool("commit-confirm", false, "support and advertise commit-confirmed")
+	commit := fs.Bool("commit-confirm", false, "support the commit-confirmed extension (never advertised, as on real targets)")
 	version := fs.String("version", "", "software version to report")
 	origin := fs.String("native-origin", "", "origin of the sonic/srlinux native tree (default: the profile's)")
 	if err := fs.Parse(args); err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
-	"github.com/openconfig/gnmi/proto/gnmi_ext"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -16,19 +15,17 @@ import (
 // gnmiVersion is the gNMI specification version served.
 const gnmiVersion = "0.10.0"
 
-// Capabilities reports the profile's models, JSON encodings and, when
-// enabled, a Commit extension advertising commit-confirmed support.
+// Capabilities reports the profile's models and JSON encodings. Like real
+// targets it advertises nothing about commit-confirmed (the extension's
+// specification defines no capability signal), even when it supports it.
 func (t *Target) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest) (*gpb.CapabilityResponse, error) {
 	if err := t.enter(ctx); err != nil {
 		return nil, err
 	}
 	resp := &gpb.CapabilityResponse{
 		SupportedModels:    t.prof.models,
-		SupportedEncodings: []gpb.Encoding{gpb.Encoding_JSON_IETF, gpb.Encoding_JSON},
+		SupportedEncodings: t.encodings(),
 		GNMIVersion:        gnmiVersion,
-	}
-	if t.opts.CommitConfirm {
-		resp.Extension = append(resp.Extension, &gnmi_ext.Extension{Ext: &gnmi_ext.Extension_Commit{Commit: &gnmi_ext.Commit{}}})
 	}
 	return resp, nil
 }
@@ -39,10 +36,8 @@ func (t *Target) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 	if err := t.enter(ctx); err != nil {
 		return nil, err
 	}
-	switch req.GetEncoding() {
-	case gpb.Encoding_JSON_IETF, gpb.Encoding_JSON:
-	default:
-		return nil, status.Errorf(codes.Unimplemented, "encoding %s not supported: use JSON_IETF", req.GetEncoding())
+	if !t.serves(req.GetEncoding()) {
+		return nil, status.Errorf(codes.Unimplemented, "encoding %s not supported: use one of %v", req.GetEncoding(), t.encodings())
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -87,6 +82,22 @@ func (t *Target) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 		})
 	}
 	return resp, nil
+}
+
+func (t *Target) encodings() []gpb.Encoding {
+	if len(t.opts.Encodings) > 0 {
+		return t.opts.Encodings
+	}
+	return []gpb.Encoding{gpb.Encoding_JSON_IETF, gpb.Encoding_JSON}
+}
+
+func (t *Target) serves(e gpb.Encoding) bool {
+	for _, x := range t.encodings() {
+		if x == e {
+			return true
+		}
+	}
+	return false
 }
 
 // build nests leaves into the value at p; a whole list (p without keys)

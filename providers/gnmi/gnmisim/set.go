@@ -130,6 +130,9 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 		return status.Errorf(codes.InvalidArgument, "%s: value is not valid JSON: %v", p, err)
 	}
 	_, ietf := u.GetVal().GetValue().(*gpb.TypedValue_JsonIetfVal)
+	if enc := map[bool]gpb.Encoding{true: gpb.Encoding_JSON_IETF, false: gpb.Encoding_JSON}[ietf]; !t.serves(enc) {
+		return status.Errorf(codes.Unimplemented, "%s: value encoding %s not supported by this target (it serves %v)", p, enc, t.encodings())
+	}
 	if err := t.prof.cfg.checkValue(p, v, ietf); err != nil {
 		return err
 	}
@@ -140,7 +143,7 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := t.prof.cfg.checkLeaves(leaves); err != nil {
+	if err := t.prof.cfg.checkLeaves(leaves, ietf); err != nil {
 		return err
 	}
 	if replace {

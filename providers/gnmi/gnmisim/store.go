@@ -46,13 +46,13 @@ func (t tree) remove(p gpath.Path) {
 // checkLeaves validates incoming leaves of one update/replace against the
 // schema: an unmodelled path is NotFound, a bad value InvalidArgument
 // (gNMI specification §3.4.7).
-func (s *schema) checkLeaves(leaves []gpath.Leaf) error {
+func (s *schema) checkLeaves(leaves []gpath.Leaf, ietf bool) error {
 	for _, l := range leaves {
 		n, ok := s.lookup(l.Path)
 		if !ok {
 			return status.Errorf(codes.NotFound, "path %s is not supported by this target", l.Path)
 		}
-		if err := n.t.check(l.Value); err != nil {
+		if err := n.t.inEncoding(ietf).check(l.Value); err != nil {
 			return status.Errorf(codes.InvalidArgument, "%s: %v", l.Path, err)
 		}
 	}

@@ -34,9 +34,13 @@ type Options struct {
 	Version    string   // software version reported
 	Faults     Faults
 	Logger     *slog.Logger
-	// CommitConfirm advertises (as a Commit extension in the
-	// CapabilityResponse) and supports the commit-confirmed extension.
+	// CommitConfirm supports the commit-confirmed extension (without it a
+	// Set carrying one is refused with Unimplemented). It is not
+	// advertised in Capabilities: real targets advertise nothing.
 	CommitConfirm bool
+	// Encodings are the value encodings served (nil: JSON_IETF and JSON);
+	// [JSON] is a target without JSON_IETF.
+	Encodings []gpb.Encoding
 	// NativeOrigin overrides the origin of the sonic and srlinux native
 	// trees (see DefaultSONiCOrigin, DefaultSRLinuxOrigin).
 	NativeOrigin string

@@ -40,6 +40,25 @@ type leafType struct {
 	// identity is defined in the leaf's own module (Local).
 	Module string
 	Local  bool
+	// Plain: the value came as plain JSON (gNMI §2.3.1), whose
+	// identityrefs carry no module.
+	Plain bool
+}
+
+// inEncoding is the type as a value in the given encoding must satisfy.
+func (t leafType) inEncoding(ietf bool) leafType {
+	if ietf {
+		return t
+	}
+	t.Plain = true
+	if len(t.Alts) > 0 {
+		alts := make([]leafType, len(t.Alts))
+		for i, a := range t.Alts {
+			alts[i] = a.inEncoding(false)
+		}
+		t.Alts = alts
+	}
+	return t
 }
 
 func tBool() leafType                { return leafType{Kind: kBool} }
@@ -141,7 +160,12 @@ func (t leafType) check(v any) error {
 			return fmt.Errorf("want an identityref string, got %s", jsonKind(v))
 		}
 		mod, name, qualified := strings.Cut(s, ":")
-		if !qualified {
+		if t.Plain {
+			if qualified {
+				return fmt.Errorf("identityref %q is module-qualified, which JSON encoding does not allow; send %q or use JSON_IETF", s, name)
+			}
+			name = s
+		} else if !qualified {
 			if !t.Local {
 				return fmt.Errorf("identityref %q must be qualified with its module, %s:%s (RFC 7951 §6.8)", s, t.Module, s)
 			}
