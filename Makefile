@@ -44,8 +44,12 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
+# Every fuzz target also runs briefly (TEST_FUZZTIME each, corpus first),
+# so a parser that panics on outside input fails the tests.
+TEST_FUZZTIME ?= 1s
 test: deps-test fmt-check vet
 	$(GO) test -count=1 -timeout 15m $(PKGS)
+	@FUZZTIME=$(TEST_FUZZTIME) ./scripts/fuzz.sh
 
 demo: build
 	@./scripts/demo.sh

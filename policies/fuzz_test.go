@@ -1,8 +1,10 @@
 package policies
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
@@ -81,6 +83,64 @@ func FuzzParseIntSet(f *testing.F) {
 			if n < 0 || n > maxDSCP || (i > 0 && out[i-1] >= n) {
 				t.Fatalf("%q: bad result %v", s, out)
 			}
+		}
+	})
+}
+
+// fuzzSecret is in the environment of every FuzzLoadPolicy run.
+const fuzzSecret = "Zq9xFUZZSECRETx42"
+
+// FuzzLoadPolicy loads a whole policy directory (a policy file and a
+// -var-file) with a secret in the environment: whatever the input, Load
+// returns without panicking, a fabric comes back only without errors, and
+// the secret never appears in the printed diagnostics unless the input
+// itself spells it out.
+func FuzzLoadPolicy(f *testing.F) {
+	for _, tc := range securityCases {
+		f.Add([]byte(tc.src), []byte(`pw = "x"`))
+	}
+	f.Add([]byte(`variable "pw" {
+  sensitive = true
+}
+locals { a = "${var.pw}-${env("ROCE_SECRET")}" }
+lossless "r" { cos = 4 }
+host "h" {
+  for_each = { (local.a) = 1 }
+  local = true
+  nic "eth0" { vlan = each.value }
+}`), []byte(`pw = "y"`))
+	f.Add([]byte(`locals { x = cidrhost(env("ROCE_SECRET"), 1) }`), []byte(``))
+	f.Fuzz(func(t *testing.T, src, vars []byte) {
+		if bytes.Contains(src, []byte(fuzzSecret)) || bytes.Contains(vars, []byte(fuzzSecret)) {
+			return
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "main.hcl"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		varFile := filepath.Join(dir, "test.vars")
+		if err := os.WriteFile(varFile, vars, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		getenv := func(k string) (string, bool) {
+			if k == "ROCE_SECRET" || k == "NEXUS_PASSWORD" || k == "ROCE_VAR_pw" {
+				return fuzzSecret, true
+			}
+			return "", false
+		}
+		fab, srcs, diags := Load(dir, LoadOptions{Getenv: getenv, VarFiles: []string{varFile}})
+		if srcs == nil {
+			t.Fatal("Load returned nil Sources")
+		}
+		if diags.HasErrors() == (fab != nil) {
+			t.Fatalf("errors=%v but fabric=%v", diags.HasErrors(), fab != nil)
+		}
+		var b bytes.Buffer
+		if err := srcs.WriteDiagnostics(&b, diags, false); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String()+diags.Error(), fuzzSecret) {
+			t.Fatalf("the diagnostics show the secret:\n%s", b.String())
 		}
 	})
 }
