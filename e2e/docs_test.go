@@ -30,7 +30,7 @@ func TestDocumentedCommandLinesUseRealFlags(t *testing.T) {
 	}
 	subcommands := map[string][]string{
 		"roce-plan": {"validate", "fmt"},
-		"roce-lab":  {"up", "down", "status", "nxos", "gnmi"},
+		"roce-lab":  {"up", "down", "status", "nxos", "gnmi", "upgrade"},
 	}
 	helpCache := map[string]string{}
 	help := func(bin, sub string) string {

@@ -243,7 +243,7 @@ func processAlive(pid int) bool {
 func upgrade(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("roce-lab upgrade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("lab", filepath.Join("examples", "lab"), "the lab `DIR` the lab runs from")
+	dir := fs.String("lab", filepath.Join("examples", "lab"), "the directory `DIR` the lab was started from (roce-lab up DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
