@@ -145,15 +145,30 @@ func readMachineRoutes(ctx context.Context, sshConnection string) (machineRoutes
 			}
 		}
 	}
-	if f := strings.Fields(sshConnection); len(f) >= 1 {
-		if ip := net.ParseIP(f[0]); ip != nil {
-			r.SSHPeer = ip
-			if rs, err := netlink.RouteGet(ip); err == nil && len(rs) > 0 && rs[0].LinkIndex > 0 {
-				r.SSH = name(rs[0].LinkIndex)
-			}
+	if ip := sshClient(sshConnection); ip != nil {
+		r.SSHPeer = ip
+		if rs, err := netlink.RouteGet(ip); err == nil && len(rs) > 0 && rs[0].LinkIndex > 0 {
+			r.SSH = name(rs[0].LinkIndex)
 		}
 	}
 	return r, nil
+}
+
+// sshClient is the client address of $SSH_CONNECTION ("client-ip
+// client-port server-ip server-port"); nil when it is absent or malformed.
+func sshClient(sshConnection string) net.IP {
+	f := strings.Fields(sshConnection)
+	if len(f) != 4 {
+		return nil
+	}
+	ip := net.ParseIP(strings.TrimPrefix(strings.TrimSuffix(f[0], "]"), "["))
+	if ip == nil || ip.IsUnspecified() {
+		return nil
+	}
+	if z := strings.IndexByte(f[0], '%'); z >= 0 {
+		return nil // a zoned link-local client: RouteGet can't take the zone
+	}
+	return ip
 }
 
 // thisMachineOf lists the interfaces the changes touch and the changes

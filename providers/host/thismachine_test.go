@@ -281,3 +281,41 @@ func TestReadMachineRoutes(t *testing.T) {
 		t.Errorf("SSH session on %q from %v, want ssh0 from 10.8.0.77", r.SSH, r.SSHPeer)
 	}
 }
+
+func TestSSHClient(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                 "",
+		"192.0.2.9 51000 192.0.2.1 22":     "192.0.2.9",
+		"2001:db8::9 51000 2001:db8::1 22": "2001:db8::9",
+		"192.0.2.9":                        "",
+		"not-an-ip 1 2 3":                  "",
+		"0.0.0.0 1 192.0.2.1 22":           "",
+		"fe80::1%eth0 1 fe80::2%eth0 22":   "",
+	} {
+		got := sshClient(in)
+		if (got == nil && want != "") || (got != nil && got.String() != want) {
+			t.Errorf("sshClient(%q) = %v, want %q", in, got, want)
+		}
+	}
+}
+
+// $SSH_CONNECTION comes from outside: any value gives an address or nil,
+// never a panic, and an address it returns is one the string starts with.
+func FuzzSSHClient(f *testing.F) {
+	for _, s := range []string{"192.0.2.9 51000 192.0.2.1 22", "2001:db8::9 1 2001:db8::1 22", "", "a b c d", "[::1] 1 2 3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ip := sshClient(s)
+		if ip != nil && ip.IsUnspecified() {
+			t.Fatalf("unspecified client from %q", s)
+		}
+		if ip == nil {
+			return
+		}
+		f := strings.Fields(s)
+		if len(f) != 4 || !net.ParseIP(strings.Trim(f[0], "[]")).Equal(ip) {
+			t.Fatalf("client %v not taken from the first of four fields of %q", ip, s)
+		}
+	})
+}
