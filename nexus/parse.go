@@ -39,6 +39,7 @@ type srcLine struct {
 	text string
 	top  bool // a top-level line (a block header or a single command)
 	raw  bool // part of a block roce does not model
+	obj  int  // index in Config.Objects of the block the line is in
 }
 
 func parse(text string) (*Config, []srcLine, error) {
@@ -114,10 +115,10 @@ func parse(text string) (*Config, []srcLine, error) {
 			}
 			c.Objects = append(c.Objects, o)
 			cur, curIndent, childIndent = o, indent, -1
-			src = append(src, srcLine{n: n, text: text, top: true, raw: o.Kind == KindRaw})
+			src = append(src, srcLine{n: n, text: text, top: true, raw: o.Kind == KindRaw, obj: len(c.Objects) - 1})
 			continue
 		}
-		src = append(src, srcLine{n: n, text: text, raw: cur.Kind == KindRaw})
+		src = append(src, srcLine{n: n, text: text, raw: cur.Kind == KindRaw, obj: len(c.Objects) - 1})
 		switch cur.Kind {
 		case KindRaw:
 			// The first level prints as NX-OS prints it (two spaces),

@@ -111,9 +111,11 @@ func New(opts Options) (*Switch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nxsim %s: %w", s.hostname, err)
 	}
-	s.cfg, err = nexus.Parse(opts.StartupConfig)
+	// Loaded as the switch loads a configuration file: a line it would
+	// refuse is an error naming the line, not silently kept.
+	s.cfg, err = nexus.Check(opts.StartupConfig, s.platform, s.modules)
 	if err != nil {
-		return nil, fmt.Errorf("nxsim %s: startup config: %w", s.hostname, err)
+		return nil, fmt.Errorf("nxsim %s: startup config (fix the lines named, then start again): %w", s.hostname, err)
 	}
 	s.adoptStartup(opts.Hostname == "")
 	if s.hostname == "" {
