@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,14 +29,32 @@ import (
 
 const holdEnv = "ROCE_AGENT_TEST_HOLD" // hold_testhooks.go
 
+// hookAgent is the agent built with the pause hook, once per test binary
+// (removed by TestMain).
+var hookAgent struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
 // buildHookAgent builds roce-agent with the pause hook.
 func buildHookAgent(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "roce-agent-hooks")
-	if out, err := exec.Command("go", "build", "-tags", "rocetesthooks", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	hookAgent.once.Do(func() {
+		hookAgent.dir, hookAgent.err = os.MkdirTemp("", "roce-agent-hooks-")
+		if hookAgent.err != nil {
+			return
+		}
+		hookAgent.bin = filepath.Join(hookAgent.dir, "roce-agent")
+		if out, err := exec.Command("go", "build", "-tags", "rocetesthooks", "-o", hookAgent.bin, ".").CombinedOutput(); err != nil {
+			hookAgent.err = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if hookAgent.err != nil {
+		t.Fatal(hookAgent.err)
 	}
-	return bin
+	return hookAgent.bin
 }
 
 // agentRun is one agent process: its response, or that it was killed.
@@ -194,9 +213,13 @@ type killCase struct {
 	seed    func(t *testing.T, root string)
 	desired *nics.HostState
 	// verify, when set, checks what the tree can't show (links in a
-	// namespace): state after recover must equal the state before or
-	// after, matching the status.
-	verify func(t *testing.T, root string, before bool)
+	// namespace): the state after recover must be the state before
+	// (rolled-back) or after (applied); unchanged accepts either.
+	verify func(t *testing.T, root, status string)
+	// ignore, when set, leaves paths out of the byte-for-byte tree
+	// comparison (the lab's emulated kernel state, which the agent's
+	// read compares semantically: fingerprint and diff).
+	ignore func(rel string) bool
 }
 
 // TestKillAnywhereFilesRecover kills the agent at every pause point of
@@ -212,9 +235,20 @@ func TestKillAnywhereFilesRecover(t *testing.T) {
 
 func runKillMatrix(t *testing.T, kc killCase, randomKills int) {
 	// before/after: one uninterrupted apply.
+	tree := func(t *testing.T, root string) map[string]string {
+		m := fileTree(t, root)
+		if kc.ignore != nil {
+			for k := range m {
+				if kc.ignore(k) {
+					delete(m, k)
+				}
+			}
+		}
+		return m
+	}
 	ref := t.TempDir()
 	kc.seed(t, ref)
-	beforeTree := fileTree(t, ref)
+	beforeTree := tree(t, ref)
 	rd := runAgent(t, kc.argv(ref), agentproto.Request{Op: agentproto.OpRead, Desired: kc.desired}, 0, 0)
 	if !rd.resp.OK {
 		t.Fatalf("read: %+v", rd.resp.Error)
@@ -228,7 +262,10 @@ func runKillMatrix(t *testing.T, kc killCase, randomKills int) {
 	if !ap.resp.OK || ap.resp.Apply.Status != plan.StatusApplied {
 		t.Fatalf("reference apply: %+v", ap.resp.Error)
 	}
-	afterTree := fileTree(t, ref)
+	afterTree := tree(t, ref)
+	if kc.verify != nil {
+		kc.verify(t, ref, plan.StatusApplied)
+	}
 	if treeDiff(beforeTree, afterTree) == "" {
 		t.Fatal("the reference apply changed nothing")
 	}
@@ -250,12 +287,12 @@ func runKillMatrix(t *testing.T, kc killCase, randomKills int) {
 				t.Fatalf("%s: a killed transaction reported in progress", what)
 			}
 			// 2. A new apply is refused and changes nothing.
-			mid := fileTree(t, root)
+			mid := tree(t, root)
 			a := runAgent(t, kc.argv(root), applyReq, 0, 0)
 			if a.resp.OK || a.resp.Error.Code != agentproto.ErrCodeInterrupted || a.resp.Transaction == nil {
 				t.Fatalf("%s: apply over an unfinished transaction: %+v", what, a.resp.Error)
 			}
-			if d := treeDiff(mid, fileTree(t, root)); d != "" {
+			if d := treeDiff(mid, tree(t, root)); d != "" {
 				t.Fatalf("%s: the refused apply changed the host: %s", what, d)
 			}
 		}
@@ -264,7 +301,7 @@ func runKillMatrix(t *testing.T, kc killCase, randomKills int) {
 		if !rc.resp.OK {
 			t.Fatalf("%s: recover: %+v", what, rc.resp.Error)
 		}
-		now := fileTree(t, root)
+		now := tree(t, root)
 		status := rc.resp.Recover.Status
 		switch status {
 		case plan.StatusRolledBack:
@@ -286,7 +323,7 @@ func runKillMatrix(t *testing.T, kc killCase, randomKills int) {
 			t.Fatalf("%s: recover status %q", what, status)
 		}
 		if kc.verify != nil {
-			kc.verify(t, root, treeDiff(beforeTree, now) == "")
+			kc.verify(t, root, status)
 		}
 		// 4. Nothing left to recover; the host reads back clean.
 		r = runAgent(t, kc.argv(root), agentproto.Request{Op: agentproto.OpRead, Desired: kc.desired}, 0, 0)
@@ -337,5 +374,68 @@ func runKillMatrix(t *testing.T, kc killCase, randomKills int) {
 		if run.killed {
 			check(t, root, fmt.Sprintf("killed after %v", d))
 		}
+	}
+}
+
+// While one agent is inside a transaction, a second one (another
+// controller) sees it in progress, and its apply and recover are refused
+// as busy without touching the host; once the first is killed, the record
+// is an interrupted transaction and recover settles it.
+func TestSecondAgentWhileOneApplies(t *testing.T) {
+	bin := buildHookAgent(t)
+	root := t.TempDir()
+	seedFiles(t, root)
+	argv := []string{bin, "--root", root}
+	rd := runAgent(t, argv, agentproto.Request{Op: agentproto.OpRead, Desired: filesDesired()}, 0, 0)
+	applyReq := agentproto.Request{Op: agentproto.OpApply, Desired: rd.resp.Read.Resolved, Fingerprint: rd.resp.Read.Fingerprint}
+
+	req := applyReq
+	req.Version = agentproto.Version
+	in, _ := json.Marshal(req)
+	first := exec.Command(bin, "--root", root)
+	first.Env = append(os.Environ(), holdEnv+"=4")
+	first.Stdin = bytes.NewReader(in)
+	errPipe, err := first.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(errPipe)
+	held := false
+	for !held && sc.Scan() {
+		held = strings.HasPrefix(sc.Text(), "roce-agent: holding at")
+	}
+	if !held {
+		_ = first.Process.Kill()
+		_ = first.Wait()
+		t.Fatal("the first agent never reached its pause point")
+	}
+	mid := fileTree(t, root)
+
+	r := runAgent(t, argv, agentproto.Request{Op: agentproto.OpRead, Desired: filesDesired()}, 0, 0)
+	if !r.resp.OK || r.resp.Transaction == nil || !r.resp.Transaction.InProgress {
+		t.Errorf("read during another agent's apply: %+v %+v", r.resp.Error, r.resp.Transaction)
+	}
+	for _, op := range []agentproto.Request{applyReq, {Op: agentproto.OpRecover}} {
+		r := runAgent(t, argv, op, 0, 0)
+		if r.resp.OK || r.resp.Error.Code != agentproto.ErrCodeBusy {
+			t.Errorf("%s during another agent's apply: %+v", op.Op, r.resp.Error)
+		}
+	}
+	if d := treeDiff(mid, fileTree(t, root)); d != "" {
+		t.Errorf("the refused calls changed the host: %s", d)
+	}
+
+	_ = first.Process.Kill() // the process this test started, by its handle
+	_ = first.Wait()
+	r = runAgent(t, argv, agentproto.Request{Op: agentproto.OpRead, Desired: filesDesired()}, 0, 0)
+	if r.resp.Transaction == nil || r.resp.Transaction.InProgress || !strings.Contains(r.resp.Transaction.String(), "interrupted") {
+		t.Fatalf("after the kill: %+v", r.resp.Transaction)
+	}
+	rc := runAgent(t, argv, agentproto.Request{Op: agentproto.OpRecover}, 0, 0)
+	if !rc.resp.OK || rc.resp.Recover.Status != plan.StatusRolledBack {
+		t.Fatalf("recover: %+v %+v", rc.resp.Error, rc.resp.Recover)
 	}
 }

@@ -42,7 +42,11 @@ func TestMain(m *testing.M) {
 			c.Close()
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if hookAgent.dir != "" {
+		os.RemoveAll(hookAgent.dir)
+	}
+	os.Exit(code)
 }
 
 // standIn starts a copy of this test binary named name, listening on a
