@@ -77,6 +77,9 @@ func TestUpWithoutNamespacesSimulatesHosts(t *testing.T) {
 		if !nics.IsEmulatedLinks(h.Root) {
 			t.Errorf("host %s: root %s is not marked as fully emulated", h.Name, h.Root)
 		}
+		if ns := nics.LabNetns(h.Root); ns != "" {
+			t.Errorf("host %s: a simulated host's tree names namespace %q", h.Name, ns)
+		}
 	}
 	if len(fab.Switches) != 5 || len(l.Switches) != 5 {
 		t.Fatalf("want 5 switches in the policy and the lab, got %d and %d", len(fab.Switches), len(l.Switches))
@@ -144,6 +147,13 @@ func TestUpWithHostNamespaces(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(h.Root, ".roce-lab")); err != nil {
 			t.Errorf("host %s: root not seeded as a lab host: %v", h.Name, err)
+		}
+		// The tree names its namespace: its agent acts there and nowhere else.
+		if got := nics.LabNetns(h.Root); got != l.Netns[h.Name] {
+			t.Errorf("host %s: tree names namespace %q, lab made %q", h.Name, got, l.Netns[h.Name])
+		}
+		if err := nics.CheckLabNetns(h.Root, nics.HostNetns{}); err == nil || !strings.Contains(err.Error(), "runs in another one") {
+			t.Errorf("host %s: its tree is usable outside its namespace: %v", h.Name, err)
 		}
 	}
 	// Leave state behind in a host tree, as an earlier lab's apply would.
