@@ -33,10 +33,15 @@ func hostRoot(fab *policies.Fabric, h *policies.Host) string {
 // checkLocalHost places a host: a lab host must be inside the namespace
 // roce-lab up made for it (else an error naming the host, the namespace
 // and what to do); any other local host outside a namespace, or in the
-// namespace roce itself runs in, is this machine. SSH hosts are neither.
+// namespace roce itself runs in, is this machine — and so is an SSH host
+// whose address is this machine's own.
 func checkLocalHost(addr string, h *policies.Host, root string, ns nics.NetnsProbe) (thisMachine bool, err error) {
 	if !h.Local {
-		return false, nil
+		// Over SSH: this machine when the address is one of its own.
+		if !addressIsThisMachine(h.Address, machineHostname(), machineAddrs()) {
+			return false, nil
+		}
+		return netnsIsThisMachine(h.Netns, ns), nil
 	}
 	if nics.IsLab(root) {
 		if nics.IsEmulatedLinks(root) {
@@ -49,20 +54,83 @@ func checkLocalHost(addr string, h *policies.Host, root string, ns nics.NetnsPro
 		// namespace of its own): placed like any other local host below,
 		// and its agent never touches PID 1's namespace (nics.CheckLabNetns).
 	}
-	if h.Netns == "" {
-		return true, nil
+	return netnsIsThisMachine(h.Netns, ns), nil
+}
+
+// netnsIsThisMachine: no namespace, roce's own, or PID 1's.
+func netnsIsThisMachine(netns string, ns nics.NetnsProbe) bool {
+	if netns == "" {
+		return true
 	}
-	named, err := ns.Named(h.Netns)
+	named, err := ns.Named(netns)
 	if err != nil {
-		return false, nil // not this machine; running the agent there fails with ip's own message
+		return false // not this machine; running the agent there fails with ip's own message
 	}
 	if cur, err := ns.Current(); err == nil && cur == named {
-		return true, nil
+		return true
 	}
 	if init, ok := ns.Init(); ok && init == named {
-		return true, nil
+		return true
 	}
-	return false, nil
+	return false
+}
+
+// addressIsThisMachine reports whether an SSH host's address ("host" or
+// "host:port") is this machine: "localhost", a loopback or unspecified
+// IP, one of this machine's own addresses, or its hostname. Names are not
+// looked up in DNS.
+func addressIsThisMachine(address, hostname string, own []net.IP) bool {
+	host := address
+	if h, _, err := net.SplitHostPort(address); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if host == "" {
+		return false
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		if ip.IsLoopback() || ip.IsUnspecified() {
+			return true
+		}
+		for _, o := range own {
+			if o.Equal(ip) {
+				return true
+			}
+		}
+		return false
+	}
+	name := strings.ToLower(strings.TrimSuffix(host, "."))
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true
+	}
+	hn := strings.ToLower(hostname)
+	if hn == "" {
+		return false
+	}
+	short, _, _ := strings.Cut(hn, ".")
+	return name == hn || name == short
+}
+
+// machineHostname is this machine's hostname ("" when unknown).
+func machineHostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// machineAddrs lists the addresses of this machine's interfaces (in
+// roce's namespace).
+func machineAddrs() []net.IP {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []net.IP
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			out = append(out, n.IP)
+		}
+	}
+	return out
 }
 
 // checkLabNamespace refuses a host of roce-lab up (its tree names the

@@ -70,7 +70,10 @@ func TestCheckLocalHost(t *testing.T) {
 		this  bool
 		error []string // fragments; nil = no error
 	}{
-		{"SSH host", policies.Host{Address: "10.0.0.5"}, "/", std, false, nil},
+		{"SSH host", policies.Host{Address: "192.0.2.77"}, "/", std, false, nil},
+		{"SSH to this machine", policies.Host{Address: "127.0.0.1:2222"}, "/", std, true, nil},
+		{"SSH to this machine, into another namespace", policies.Host{Address: "localhost", Netns: "other"}, "/", std, false, nil},
+		{"SSH to this machine, into roce's own namespace", policies.Host{Address: "[::1]:22", Netns: "other"}, "/", inNS, true, nil},
 		{"local, real root", policies.Host{Local: true}, "/", std, true, nil},
 		{"local, tree without lab marker", policies.Host{Local: true}, plain, std, true, nil},
 		{"local in another namespace", policies.Host{Local: true, Netns: "other"}, "/", std, false, nil},
@@ -318,4 +321,35 @@ func FuzzSSHClient(f *testing.F) {
 			t.Fatalf("client %v not taken from the first of four fields of %q", ip, s)
 		}
 	})
+}
+
+func TestAddressIsThisMachine(t *testing.T) {
+	own := []net.IP{net.ParseIP("198.51.100.4"), net.ParseIP("2001:db8::4")}
+	for addr, want := range map[string]bool{
+		"127.0.0.1":          true,
+		"127.0.0.1:2222":     true,
+		"[::1]:22":           true,
+		"::1":                true,
+		"0.0.0.0:22":         true,
+		"localhost":          true,
+		"LOCALHOST:22":       true,
+		"db.localhost":       true,
+		"198.51.100.4":       true,
+		"[2001:db8::4]:22":   true,
+		"node7":              true,
+		"node7.cluster:22":   true,
+		"NODE7.cluster.":     true,
+		"198.51.100.5":       false,
+		"node8":              false,
+		"node7.other.domain": false,
+		"":                   false,
+		"example.org:22":     false,
+	} {
+		if got := addressIsThisMachine(addr, "node7.cluster", own); got != want {
+			t.Errorf("addressIsThisMachine(%q) = %v, want %v", addr, got, want)
+		}
+	}
+	if addressIsThisMachine("node7", "", nil) {
+		t.Error("an unknown hostname matched")
+	}
 }
