@@ -68,6 +68,14 @@ type Capabilities struct {
 	ECN bool
 	// PFCWatchdog: the platform has a configurable PFC watchdog.
 	PFCWatchdog bool
+	// WatchdogDetectionMS and WatchdogRestorationMS are the [min, max] PFC
+	// watchdog timers (ms) the platform takes ({0, 0}: not limited here);
+	// WatchdogStepMS, when set, the unit they are multiples of;
+	// WatchdogActions, when set, the actions it has. CheckWatchdog applies
+	// them, at validate and in the renderer.
+	WatchdogDetectionMS, WatchdogRestorationMS [2]int
+	WatchdogStepMS                             int
+	WatchdogActions                            []string
 
 	// NoDropCoSSets, when set, are the only CoS sets the platform can make
 	// no-drop, by the template that does it: on the N7K network-qos is a
@@ -83,6 +91,27 @@ type Capabilities struct {
 	// policy is rendered and the switch's own egress queuing applies.
 	// Validation warns at the attribute with this reason.
 	BandwidthNotRendered string
+}
+
+// CheckWatchdog refuses PFC watchdog timers and actions outside the
+// platform's limits.
+func (c Capabilities) CheckWatchdog(detectionMS, restorationMS int, action string) error {
+	for _, t := range []struct {
+		what string
+		ms   int
+		r    [2]int
+	}{{"detection", detectionMS, c.WatchdogDetectionMS}, {"restoration", restorationMS, c.WatchdogRestorationMS}} {
+		if t.r != [2]int{} && (t.ms < t.r[0] || t.ms > t.r[1]) {
+			return fmt.Errorf("%s takes a PFC watchdog %s time of %d-%d ms, not %d", c.Kind, t.what, t.r[0], t.r[1], t.ms)
+		}
+		if c.WatchdogStepMS > 0 && t.ms%c.WatchdogStepMS != 0 {
+			return fmt.Errorf("%s takes a PFC watchdog %s time in steps of %d ms, not %d", c.Kind, t.what, c.WatchdogStepMS, t.ms)
+		}
+	}
+	if c.WatchdogActions != nil && !slices.Contains(c.WatchdogActions, action) {
+		return fmt.Errorf("%s has PFC watchdog actions %v, not %q", c.Kind, c.WatchdogActions, action)
+	}
+	return nil
 }
 
 // CoSSet is a set of CoS values one template makes no-drop.
@@ -270,6 +299,9 @@ func Default() Table {
 			Transaction:      "gnmi-set",
 			ECN:              true,
 			PFCWatchdog:      true,
+			// arista-qos-augments: decimal64 seconds, 2 fraction digits.
+			WatchdogStepMS:  10,
+			WatchdogActions: []string{"drop", "forward"},
 		},
 		"gnmi/sonic": {
 			Kind:             "gnmi/sonic",
@@ -282,6 +314,11 @@ func Default() Table {
 			Transaction:      "gnmi-set",
 			ECN:              true,
 			PFCWatchdog:      true,
+			// sonic-pfcwd.yang PFC_WD_LIST: detection_time range 100..5000,
+			// restoration_time 100..60000.
+			WatchdogDetectionMS:   [2]int{100, 5000},
+			WatchdogRestorationMS: [2]int{100, 60000},
+			WatchdogActions:       []string{"drop", "forward"},
 			// providers/gnmi/profiles/sonic.go writes no SCHEDULER entry.
 			BandwidthNotRendered: "the sonic profile does not render SCHEDULER weights, so the queue keeps the switch's default DWRR share",
 		},
@@ -302,6 +339,12 @@ func Default() Table {
 			// the srlinux profile renders it, but whether it is the same
 			// watchdog semantics as drop/forward is UNCONFIRMED: off here.
 			PFCWatchdog: false,
+			// srl_nokia-qos.yang received-pfc-pause-frames/deadlock:
+			// detection-timer 10..1500, recovery-timer 100..1500; it only
+			// ignores pause frames for the recovery time (drop).
+			WatchdogDetectionMS:   [2]int{10, 1500},
+			WatchdogRestorationMS: [2]int{100, 1500},
+			WatchdogActions:       []string{"drop"},
 			// providers/gnmi/profiles/srlinux.go renders no scheduler policy.
 			BandwidthNotRendered: "the srlinux profile does not render scheduler weights, so the forwarding class keeps the switch's default share",
 		},

@@ -83,6 +83,13 @@ func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.
 				return fmt.Sprintf("lossless %q has a pfc_watchdog block, but %s has no configurable PFC watchdog (switch %s). Remove the block or carry this class only on switches that have one.", c.Name, caps.Kind, names)
 			})
 		}
+		if w := c.PFCWatchdog; w != nil && caps.PFCWatchdog {
+			if err := caps.CheckWatchdog(w.DetectionMS, w.RestorationMS, w.Action); err != nil {
+				g.add("wd-limits-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "pfc_watchdog", c.DeclRange), "PFC watchdog outside the platform's limits", sw.Name, func(names string) string {
+					return fmt.Sprintf("lossless %q: pfc_watchdog: %v (switch %s). Pick values the platform takes.", c.Name, err, names)
+				})
+			}
+		}
 		if sw.FCoE && usesCoS(c, caps.FCoECoS) {
 			attr := "priority"
 			if c.Match.Kind == MatchCoS && !l.has(c, "priority") {

@@ -245,6 +245,9 @@ func (p *ocProfile) render(in Input) (*Desired, error) {
 	}
 	if p.arista {
 		if wd := watchdogOf(in.Classes); wd != nil {
+			if err := checkWatchdog(policies.ProfileArista, wd); err != nil {
+				return nil, err // names gnmi/arista
+			}
 			v, err := aristaWatchdog(wd)
 			if err != nil {
 				return nil, err

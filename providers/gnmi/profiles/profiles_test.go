@@ -179,7 +179,7 @@ func TestRenderRefusals(t *testing.T) {
 		{"sonic", func(c *policies.Lossless) {}, []string{"Ethernet1/1"}, "SONiC port names"},
 		{"arista", func(c *policies.Lossless) {
 			c.PFCWatchdog = &policies.PFCWatchdog{DetectionMS: 205, RestorationMS: 200, Action: "drop"}
-		}, []string{"Ethernet1"}, "multiple of 10ms"},
+		}, []string{"Ethernet1"}, "in steps of 10 ms, not 205"},
 		{"srlinux", func(c *policies.Lossless) {
 			c.PFCWatchdog = &policies.PFCWatchdog{DetectionMS: 200, RestorationMS: 50, Action: "drop"}
 		}, []string{"ethernet-1/1"}, "100-1500"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/platforms"
 	"github.com/rocefabric/roce/policies"
 )
 
@@ -24,13 +25,6 @@ type sonicProfile struct {
 const SONiCConfigDB = "/CONFIG_DB/localhost"
 
 const sonicDB = SONiCConfigDB
-
-// SONiC's PFC watchdog timers (sonic-pfcwd.yang, PFC_WD_LIST): detection
-// 100-5000 ms, restoration 100-60000 ms.
-const (
-	SONiCWatchdogDetectionMin, SONiCWatchdogDetectionMax     = 100, 5000
-	SONiCWatchdogRestorationMin, SONiCWatchdogRestorationMax = 100, 60000
-)
 
 const (
 	sonicDSCPMap  = Prefix + "DSCP"
@@ -79,7 +73,7 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 	}
 	if wd := watchdogOf(in.Classes); wd != nil {
 		if err := CheckSONiCWatchdog(wd); err != nil {
-			return nil, fmt.Errorf("%s: %w", kind, err)
+			return nil, err // names gnmi/sonic
 		}
 	}
 	// The port's TC_TO_QUEUE_MAP is replaced by ours, so ours maps every
@@ -171,18 +165,20 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 }
 
 // CheckSONiCWatchdog refuses PFC watchdog timers and actions SONiC's
-// sonic-pfcwd model does not take.
+// sonic-pfcwd model does not take: the limits of the gnmi/sonic row of the
+// capability table, which validation applies too.
 func CheckSONiCWatchdog(wd *policies.PFCWatchdog) error {
-	if wd.DetectionMS < SONiCWatchdogDetectionMin || wd.DetectionMS > SONiCWatchdogDetectionMax {
-		return fmt.Errorf("PFC watchdog detection %dms: SONiC takes %d-%d ms (sonic-pfcwd detection_time)", wd.DetectionMS, SONiCWatchdogDetectionMin, SONiCWatchdogDetectionMax)
+	return checkWatchdog(policies.ProfileSONiC, wd)
+}
+
+// checkWatchdog applies the capability table's watchdog limits of a gNMI
+// profile.
+func checkWatchdog(profile string, wd *policies.PFCWatchdog) error {
+	caps, ok := platforms.Default().Lookup(policies.PlatformGNMI, profile)
+	if !ok {
+		return fmt.Errorf("no capabilities for gnmi/%s", profile)
 	}
-	if wd.RestorationMS < SONiCWatchdogRestorationMin || wd.RestorationMS > SONiCWatchdogRestorationMax {
-		return fmt.Errorf("PFC watchdog restoration %dms: SONiC takes %d-%d ms (sonic-pfcwd restoration_time)", wd.RestorationMS, SONiCWatchdogRestorationMin, SONiCWatchdogRestorationMax)
-	}
-	if wd.Action != "drop" && wd.Action != "forward" {
-		return fmt.Errorf("PFC watchdog action %q: want drop or forward", wd.Action)
-	}
-	return nil
+	return caps.CheckWatchdog(wd.DetectionMS, wd.RestorationMS, wd.Action)
 }
 
 func sortedByPriority(cs []*policies.Lossless) []*policies.Lossless {

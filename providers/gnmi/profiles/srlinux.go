@@ -34,13 +34,6 @@ const (
 // index n (the default forwarding class fc<n> uses it): "unicast-<n>".
 func SRLinuxEgressQueue(n int) string { return fmt.Sprintf("unicast-%d", n) }
 
-// SR Linux PFC deadlock timers (srl_nokia-qos.yang received-pfc-pause-frames
-// /deadlock): detection 10-1500 ms, recovery 100-1500 ms.
-const (
-	SRLinuxDeadlockDetectionMin, SRLinuxDeadlockDetectionMax = 10, 1500
-	SRLinuxDeadlockRecoveryMin, SRLinuxDeadlockRecoveryMax   = 100, 1500
-)
-
 // srlSubinterfaceID is the qos interface-id of a port's subinterface.
 func srlSubinterfaceID(port string) string { return fmt.Sprintf("%s.%d", port, srlSubinterface) }
 
@@ -142,7 +135,7 @@ func (p *srlProfile) Render(in Input) (*Desired, error) {
 	}
 	if wd := watchdogOf(in.Classes); wd != nil {
 		if err := CheckSRLinuxWatchdog(wd); err != nil {
-			return nil, fmt.Errorf("%s: %w", kind, err)
+			return nil, err // names gnmi/srlinux
 		}
 		received["deadlock"] = map[string]any{
 			"enable": true, "detection-timer": wd.DetectionMS, "recovery-timer": wd.RestorationMS,
@@ -179,16 +172,9 @@ func (p *srlProfile) Render(in Input) (*Desired, error) {
 }
 
 // CheckSRLinuxWatchdog refuses a PFC watchdog SR Linux's deadlock
-// recovery cannot express: its timers' ranges, and any action but drop
-// (the queue ignores pause frames for the recovery time).
+// recovery cannot express (detection-timer 10-1500 ms, recovery-timer
+// 100-1500 ms, and only drop: the queue ignores pause frames for the
+// recovery time): the gnmi/srlinux row of the capability table.
 func CheckSRLinuxWatchdog(wd *policies.PFCWatchdog) error {
-	if wd.DetectionMS < SRLinuxDeadlockDetectionMin || wd.DetectionMS > SRLinuxDeadlockDetectionMax ||
-		wd.RestorationMS < SRLinuxDeadlockRecoveryMin || wd.RestorationMS > SRLinuxDeadlockRecoveryMax {
-		return fmt.Errorf("PFC watchdog detection %dms / restoration %dms: SR Linux deadlock timers take %d-%d / %d-%d ms (srl_nokia-qos detection-timer, recovery-timer)",
-			wd.DetectionMS, wd.RestorationMS, SRLinuxDeadlockDetectionMin, SRLinuxDeadlockDetectionMax, SRLinuxDeadlockRecoveryMin, SRLinuxDeadlockRecoveryMax)
-	}
-	if wd.Action != "drop" {
-		return fmt.Errorf("PFC watchdog action %q: SR Linux deadlock recovery only ignores pause (drop)", wd.Action)
-	}
-	return nil
+	return checkWatchdog(policies.ProfileSRLinux, wd)
 }
