@@ -50,9 +50,9 @@ func parse(text string) (*Config, []srcLine, error) {
 	var cur *Object      // the open top-level block
 	var cls *PolicyClass // the open class of a policy-map
 	curIndent, clsIndent := 0, 0
-	childIndent := -1  // indentation of the open block's (or class's) first line
-	rawEnters := false // the open raw block's header enters a sub-mode
-	seen := map[string]int{}
+	childIndent := -1        // indentation of the open block's (or class's) first line
+	rawEnters := false       // the open raw block's header enters a sub-mode
+	seen := map[string]int{} // object key → index in c.Objects
 	for i, raw := range lines {
 		n := i + 1
 		raw = strings.TrimRight(raw, " \t")
@@ -107,11 +107,17 @@ func parse(text string) (*Config, []srcLine, error) {
 			if o.Kind == KindRaw {
 				o.Header = raw[min(indent, len(raw)-len(text)):]
 				rawEnters = opensBlock(f)
-			} else {
-				if prev, dup := seen[o.Key()]; dup {
-					errs = append(errs, fmt.Errorf("line %d: %q is defined twice (first on line %d); the text is not one running-config", n, o.Key(), prev))
-				}
-				seen[o.Key()] = n
+			}
+			if prev, again := seen[o.Key()]; again && (o.Kind != KindRaw || rawEnters) {
+				// Typing a header again re-enters the block, as the switch
+				// does when it loads a file: the lines add to it.
+				o = c.Objects[prev]
+				cur, curIndent, childIndent = o, indent, -1
+				src = append(src, srcLine{n: n, text: text, top: true, raw: o.Kind == KindRaw, obj: prev})
+				continue
+			}
+			if o.Kind != KindRaw || rawEnters {
+				seen[o.Key()] = len(c.Objects)
 			}
 			c.Objects = append(c.Objects, o)
 			cur, curIndent, childIndent = o, indent, -1
@@ -130,11 +136,11 @@ func parse(text string) (*Config, []srcLine, error) {
 			cur.Lines = append(cur.Lines, "  "+relIndent(raw, childIndent)+text)
 		case KindPolicyMap:
 			if name, ok := parseClassLine(cur.Type, text); ok {
-				if cur.Class(name) != nil {
-					errs = append(errs, fmt.Errorf("line %d: policy-map %s has class %s twice", n, cur.Name, name))
+				cls, clsIndent, childIndent = cur.Class(name), indent, -1
+				if cls == nil { // else: the class is entered again
+					cls = &PolicyClass{Name: name}
+					cur.Classes = append(cur.Classes, cls)
 				}
-				cls, clsIndent, childIndent = &PolicyClass{Name: name}, indent, -1
-				cur.Classes = append(cur.Classes, cls)
 				continue
 			}
 			if cls == nil || (isPolicyLine(f) && indent <= clsIndent) {

@@ -76,8 +76,6 @@ func TestParseErrors(t *testing.T) {
 		{"class-map without name", "feature x\nclass-map type qos\n", "line 2:"},
 		{"class-map two names", "class-map type qos match-all A B\n", "line 1:"},
 		{"policy-map without name", "policy-map type queuing\n", "line 1:"},
-		{"duplicate object", "class-map type qos A\nclass-map type qos A\n", "line 2:"},
-		{"duplicate class", "policy-map type qos P\n  class A\n  class A\n", "line 3:"},
 		{"acl two names", "ip access-list A B\n", "line 1:"},
 		{"jinja placeholder", "class-map type qos match-all roce\n  match cos {{ cos }}\n", "line 2: \"{{ cos }}\" is a template placeholder"},
 		{"angle placeholder", "feature lldp\n\ninterface <name>\n", "line 3: \"<name>\""},
@@ -104,6 +102,20 @@ func TestCanonicalInterface(t *testing.T) {
 		if got, ok := CanonicalInterface(bad); ok {
 			t.Errorf("CanonicalInterface(%q) = %q, want refusal", bad, got)
 		}
+	}
+}
+
+// Typing a header again re-enters its block, as the switch does when it
+// loads a file; so does a class inside a policy-map.
+func TestParseReentersBlocks(t *testing.T) {
+	c, err := Parse("class-map type qos A\n  match cos 1\npolicy-map type qos P\n  class A\n    set qos-group 2\n" +
+		"class-map type qos A\n  description again\npolicy-map type qos P\n  class A\n    set dscp 10\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "class-map type qos match-all A\n  match cos 1\n  description again\npolicy-map type qos P\n  class A\n    set qos-group 2\n    set dscp 10\n"
+	if len(c.Objects) != 2 || strings.Replace(c.String(), "class-map type qos A", "class-map type qos match-all A", 1) != want {
+		t.Fatalf("got\n%s", c.String())
 	}
 }
 

@@ -221,9 +221,14 @@ func (r *renderer) carried(typ, dir string) []*PolicyClass {
 	}
 	var out []*PolicyClass
 	for _, c := range pm.Clone().Classes {
-		if !r.ours(c.Name) {
-			out = append(out, c)
+		if r.ours(c.Name) {
+			continue
 		}
+		// A "no X" action (a hand-written file may have one) only undoes
+		// a default; typed into the new class it is refused ("X is not
+		// configured") and would fail the push, so it is not carried.
+		c.Actions = slices.DeleteFunc(c.Actions, func(a string) bool { return strings.HasPrefix(strings.TrimSpace(a), "no ") })
+		out = append(out, c)
 	}
 	return out
 }
