@@ -105,6 +105,9 @@ func TestEmulatedHopWithoutNoDrop(t *testing.T) {
 	if p.Status != StatusFail || p.AvgGbps <= 0 || p.AvgGbps > 0.1 {
 		t.Errorf("probe %s at %.4f Gb/s, want a failure at tens of Mb/s", p.Status, p.AvgGbps)
 	}
+	if !strings.Contains(p.Message, " Mb/s of ") {
+		t.Errorf("message %q: a collapse below 1 Gb/s reads in Mb/s", p.Message)
+	}
 	if len(p.Causes) == 0 || p.Causes[0].Kind != CauseNoPause || p.Causes[0].Device != "switch.leaf2" {
 		t.Fatalf("causes %+v, want no-pause on switch.leaf2 first", p.Causes)
 	}
