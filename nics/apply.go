@@ -116,9 +116,9 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 		rep.Error = err.Error()
 		return rep, err
 	}
-	steps := s.steps(rd.Current, want)
 	tx := &TxnRecord{Version: txnVersion, ID: newTxnID(), Started: time.Now().UTC(), Phase: TxnApplying,
-		PlanFingerprint: opt.Fingerprint, Desired: want, Snapshot: sn}
+		PlanFingerprint: opt.Fingerprint, Desired: want, Snapshot: sn, Written: map[string]string{}}
+	steps := s.stepsFor(rd.Current, want, tx)
 	for _, st := range steps {
 		tx.Steps = append(tx.Steps, TxnStep{Name: st.name, Detail: st.detail})
 	}
@@ -189,7 +189,7 @@ func (s *System) rollback(ctx context.Context, rep *ApplyReport, tx *TxnRecord, 
 	// Best effort: a record still saying "applying" is rolled back by
 	// recover all the same (the host can't read back as desired).
 	_ = s.saveTxn(tx)
-	steps, rerr := s.restore(rctx, sn, want, opt.hold)
+	steps, rerr := s.restore(rctx, sn, want, tx.Written, opt.hold)
 	rep.Restore = steps
 	if rerr == nil {
 		rerr = s.Verify(rctx, sn, want)
@@ -214,7 +214,10 @@ func (s *System) rollback(ctx context.Context, rep *ApplyReport, tx *TxnRecord, 
 // DCB first (DCBX mode, PFC, trust), then the parent MTU and address, the
 // VLAN, rdma_cm, and the files last (their GID indexes may need the
 // addresses added before).
-func (s *System) steps(cur, want *HostState) []step {
+func (s *System) steps(cur, want *HostState) []step { return s.stepsFor(cur, want, nil) }
+
+// stepsFor is steps whose file writes record their digests in tx.
+func (s *System) stepsFor(cur, want *HostState, tx *TxnRecord) []step {
 	var out []step
 	curNIC := map[string]NICState{}
 	for _, n := range cur.NICs {
@@ -259,7 +262,7 @@ func (s *System) steps(cur, want *HostState) []step {
 		}
 		w := w
 		out = append(out, step{"file:" + w.Path, "edit owned entries in place (backup " + BackupPath(w.Path) + ")",
-			func(ctx context.Context) error { return s.writeFile(ctx, w) }})
+			func(ctx context.Context) error { return s.writeFile(ctx, w, tx) }})
 	}
 	return out
 }
@@ -389,8 +392,10 @@ func (s *System) linkSteps(c, w NICState) []step {
 // writeFile edits one file in place: keep a backup of the original the
 // first time, resolve any GID index still pending (the address may have
 // been added by an earlier step), edit the owned entries and write
-// atomically with the file's mode.
-func (s *System) writeFile(ctx context.Context, w FileState) error {
+// atomically with the file's mode. The digest of every byte it is about
+// to write is recorded in the transaction first, so a restore can tell
+// roce's writes from anyone else's.
+func (s *System) writeFile(ctx context.Context, w FileState, tx *TxnRecord) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -412,6 +417,9 @@ func (s *System) writeFile(ctx context.Context, w FileState) error {
 			return fmt.Errorf("backup: %w", err)
 		}
 		if !ok {
+			if err := s.recordWrite(tx, bak, old); err != nil {
+				return err
+			}
 			if err := s.writeAtomicBeneath(bak, old, mode); err != nil {
 				return fmt.Errorf("backup: %w", err)
 			}
@@ -442,5 +450,21 @@ func (s *System) writeFile(ctx context.Context, w FileState) error {
 	if err := checkWrittenContent(w, data); err != nil {
 		return err
 	}
+	if err := s.recordWrite(tx, w.Path, data); err != nil {
+		return err
+	}
 	return s.writeAtomicBeneath(w.Path, data, mode)
+}
+
+// recordWrite notes (durably, before the write) the digest of what roce is
+// about to write to p.
+func (s *System) recordWrite(tx *TxnRecord, p string, data []byte) error {
+	if tx == nil {
+		return nil
+	}
+	tx.Written[p] = contentDigest(data)
+	if err := s.saveTxn(tx); err != nil {
+		return fmt.Errorf("%s: %w; not written", p, err)
+	}
+	return nil
 }

@@ -114,12 +114,17 @@ func (sn *Snapshot) addFile(s *System, p string) error {
 // error so one stuck setting doesn't leave the rest changed, and returns
 // every step it took.
 func (s *System) Restore(ctx context.Context, sn *Snapshot, desired *HostState) ([]StepResult, error) {
-	return s.restore(ctx, sn, desired, func(string) {})
+	return s.restore(ctx, sn, desired, nil, func(string) {})
 }
 
-// restore is Restore with a hook called before every restore step (the
-// kill tests' pause points; a no-op otherwise).
-func (s *System) restore(ctx context.Context, sn *Snapshot, desired *HostState, hold func(string)) ([]StepResult, error) {
+// restore is Restore knowing what the transaction wrote (written: path →
+// digest; nil = restore every file unconditionally) and with a hook called
+// before every restore step (the kill tests' pause points). A file whose
+// content is neither the snapshot's nor what roce wrote was changed by
+// someone else during the transaction: it is left as it is and reported,
+// so the restore fails instead of erasing that edit and calling the host
+// identical.
+func (s *System) restore(ctx context.Context, sn *Snapshot, desired *HostState, written map[string]string, hold func(string)) ([]StepResult, error) {
 	var steps []StepResult
 	var errs []error
 	do := func(name, detail string, f func() error) {
@@ -141,6 +146,24 @@ func (s *System) restore(ctx context.Context, sn *Snapshot, desired *HostState, 
 			continue
 		case fsn.exists && err == nil && bytes.Equal(b, fsn.data) && mode == fsn.mode:
 			continue
+		}
+		if written != nil {
+			d, wrote := written[p]
+			var why string
+			switch {
+			case err != nil && !errors.Is(err, fs.ErrNotExist):
+				why = err.Error()
+			case err != nil:
+				why = "it was removed"
+			case !wrote || contentDigest(b) != d:
+				why = "its content is neither the one before the apply nor the one roce wrote"
+			}
+			if why != "" {
+				do("file:"+p, "left as it is", func() error {
+					return fmt.Errorf("%s was changed by something else while roce was applying (%s): roce does not overwrite an edit it did not make; make the file what it should be by hand, then run recover again", s.Path(p), why)
+				})
+				continue
+			}
 		}
 		if fsn.exists {
 			do("file:"+p, "restore previous content", func() error { return s.writeAtomicBeneath(p, fsn.data, fsn.mode) })

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -68,6 +69,11 @@ type TxnRecord struct {
 	Reached int `json:"reached"`
 	// Cause (rolling-back) is why the apply was being rolled back.
 	Cause string `json:"cause,omitempty"`
+	// Written is the digest of what roce wrote (or was about to write) to
+	// each file, recorded before the write: a restore puts back only files
+	// whose content is the snapshot's or roce's, never an edit made by
+	// someone else meanwhile.
+	Written map[string]string `json:"written,omitempty"`
 }
 
 // TxnStep is one planned step of a transaction.
@@ -123,6 +129,11 @@ func (t *TxnSummary) String() string {
 		fmt.Fprintf(&b, "; the record is %s: run roce-apply -recover (agent op \"recover\") to restore the host or confirm the apply, then plan again", TxnRecordPath)
 	}
 	return b.String()
+}
+
+func contentDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func newTxnID() string {
@@ -218,6 +229,11 @@ func (r *TxnRecord) check() error {
 	for _, p := range r.Snapshot.fileOrder {
 		if !IsManagedFile(p) && !IsManagedFile(strings.TrimSuffix(p, backupSuffix)) {
 			return fmt.Errorf("snapshot file %q: %w", p, ErrNotManaged)
+		}
+	}
+	for p := range r.Written {
+		if _, ok := r.Snapshot.files[p]; !ok {
+			return fmt.Errorf("written file %q is not in the snapshot", p)
 		}
 	}
 	for _, d := range r.Snapshot.newDirs {
@@ -395,7 +411,7 @@ func (s *System) Recover(ctx context.Context, opt ApplyOptions) (*RecoverReport,
 			return rep, err
 		}
 	}
-	steps, rerr := s.restore(rctx, rec.Snapshot, rec.Desired, hold)
+	steps, rerr := s.restore(rctx, rec.Snapshot, rec.Desired, rec.Written, hold)
 	rep.Restore = steps
 	if rerr == nil {
 		rerr = s.Verify(rctx, rec.Snapshot, rec.Desired)

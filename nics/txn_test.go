@@ -1,0 +1,137 @@
+package nics
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/plan"
+)
+
+var errTestKill = errors.New("killed")
+
+// applyUntil runs an apply and stops it (as a kill would) at the first
+// pause point starting with prefix, after running during(); it fails the
+// test when no such point is reached.
+func applyUntil(t *testing.T, s *System, d *HostState, prefix string, during func()) {
+	t.Helper()
+	rd, err := s.Read(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	func() {
+		defer func() {
+			if p := recover(); p != nil && p != errTestKill {
+				panic(p)
+			}
+		}()
+		_, _ = s.Apply(context.Background(), rd.Resolved, ApplyOptions{Fingerprint: rd.Fingerprint, Hold: func(point string) {
+			if strings.HasPrefix(point, prefix) {
+				stopped = true
+				during()
+				panic(errTestKill)
+			}
+		}})
+	}()
+	if !stopped {
+		t.Fatalf("the apply never reached %q", prefix)
+	}
+}
+
+// An operator edits a file roce is applying: recover restores everything
+// else but leaves that file as the operator made it, says so and keeps
+// the record; once the operator puts the file back, recover completes.
+func TestRecoverNeverErasesSomeoneElsesEdit(t *testing.T) {
+	root := t.TempDir()
+	nccl := filepath.Join(root, "etc/nccl.conf")
+	if err := os.MkdirAll(filepath.Dir(nccl), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	orig := "NCCL_DEBUG=INFO\n"
+	if err := os.WriteFile(nccl, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &HostState{Files: []FileState{
+		{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}},
+		{Path: FileUCX, Format: FormatKV, Exists: true, Entries: []KV{{Key: "UCX_IB_SL", Value: "3"}}},
+		{Path: FileMemlock, Format: FormatLines, Exists: true, Lines: []string{"* soft memlock unlimited"}},
+	}}
+	operator := "NCCL_DEBUG=WARN\nNCCL_IB_SL=3\n"
+	applyUntil(t, s, d, "done 2 ", func() {
+		if err := os.WriteFile(nccl, []byte(operator), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	rep, err := s.Recover(context.Background(), ApplyOptions{})
+	if err == nil || rep.Status != plan.StatusFailed || !strings.Contains(rep.Error, "changed by something else") || !strings.Contains(rep.Error, "nccl.conf") {
+		t.Fatalf("recover: %+v %v", rep, err)
+	}
+	if b, _ := os.ReadFile(nccl); string(b) != operator {
+		t.Errorf("the operator's edit was overwritten: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "etc/ucx/ucx.conf")); !os.IsNotExist(err) {
+		t.Errorf("roce's own write to ucx.conf was not rolled back: %v", err)
+	}
+	if rec, err := s.PendingTxn(); err != nil || rec == nil {
+		t.Fatalf("the record must stay until the host is consistent: %v %v", rec, err)
+	}
+	// The operator resolves it; recover finishes.
+	if err := os.WriteFile(nccl, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = s.Recover(context.Background(), ApplyOptions{})
+	if err != nil || rep.Status != plan.StatusRolledBack {
+		t.Fatalf("second recover: %+v %v", rep, err)
+	}
+	if rec, _ := s.PendingTxn(); rec != nil {
+		t.Error("record left after a verified restore")
+	}
+}
+
+// A file roce wrote and nobody touched is rolled back, and the backup it
+// created goes too.
+func TestRecoverRestoresRoceWrites(t *testing.T) {
+	root := t.TempDir()
+	nccl := filepath.Join(root, "etc/nccl.conf")
+	if err := os.MkdirAll(filepath.Dir(nccl), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nccl, []byte("NCCL_DEBUG=INFO\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &HostState{Files: []FileState{
+		{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}},
+		{Path: FileMemlock, Format: FormatLines, Exists: true, Lines: []string{"* soft memlock unlimited"}},
+	}}
+	applyUntil(t, s, d, "done 1 ", func() {})
+	if b, _ := os.ReadFile(nccl); !strings.Contains(string(b), "NCCL_IB_SL=3") {
+		t.Fatalf("the apply did not write before the kill: %q", b)
+	}
+	rep, err := s.Recover(context.Background(), ApplyOptions{})
+	if err != nil || rep.Status != plan.StatusRolledBack {
+		t.Fatalf("recover: %+v %v", rep, err)
+	}
+	b, _ := os.ReadFile(nccl)
+	st, _ := os.Stat(nccl)
+	if string(b) != "NCCL_DEBUG=INFO\n" || st.Mode().Perm() != 0o640 {
+		t.Errorf("nccl.conf %q %v after recover", b, st.Mode())
+	}
+	if _, err := os.Stat(nccl + backupSuffix); !os.IsNotExist(err) {
+		t.Error("the backup roce made is still there")
+	}
+	if _, err := os.Stat(filepath.Join(root, "var")); !os.IsNotExist(err) {
+		t.Error("the transaction record's directories are still there")
+	}
+}
