@@ -109,8 +109,15 @@ func TestLabVarsCannotReachThisMachine(t *testing.T) {
 		t.Fatalf("this machine's interfaces changed:\n--- before\n%s\n--- after\n%s", before, after)
 	}
 	// With the lab's own variables the same host plans normally.
-	if r := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "host.h1", l.Dir); r.code != 2 {
+	r := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "host.h1", l.Dir)
+	if r.code != 2 {
 		t.Fatalf("the lab host with its own namespace\n%s", r)
+	}
+	if want := "real netlink inside network namespace " + l.Netns["h1"] + " only"; !strings.Contains(r.stdout, want) {
+		t.Errorf("the plan does not say where the lab host's links are changed (%q)\n%s", want, r)
+	}
+	if strings.Contains(r.stdout, "THIS MACHINE") {
+		t.Errorf("a lab host in its namespace is flagged as this machine\n%s", r)
 	}
 }
 

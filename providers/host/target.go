@@ -126,7 +126,14 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	tp.Fingerprint = rd.Fingerprint
 	tp.Facts = rd.Facts
 	if rd.Facts["backend.dcb"] == nics.BackendLab {
-		tp.Warnings = append(tp.Warnings, "lab host: DCB, VLAN devices and RDMA sysfs/configfs are emulated (lab-emulated backend); MTU and addresses are real netlink")
+		links := "MTU and addresses are real netlink"
+		switch {
+		case strings.HasPrefix(rd.Facts["backend.netlink"], nics.BackendLab):
+			links = "MTU and addresses are emulated too (no real interface)"
+		case t.h.Netns != "":
+			links += " inside network namespace " + t.h.Netns + " only"
+		}
+		tp.Warnings = append(tp.Warnings, "lab host: DCB, VLAN devices and RDMA sysfs/configfs are emulated (lab-emulated backend); "+links)
 	}
 	for _, c := range t.classNotes() {
 		tp.Warnings = append(tp.Warnings, c)
