@@ -3,7 +3,7 @@
 // policy a target cannot carry; renderers read it to choose a form. Adding a
 // platform means adding a row here, not ifs in the validator.
 //
-// Facts marked UNCONFIRMED in ../shared/reference are explicit fields here,
+// Facts no public source confirms (marked UNCONFIRMED) are explicit fields here,
 // so a conservative default can be changed per platform in one place.
 package platforms
 
@@ -82,7 +82,7 @@ type Capabilities struct {
 	// copy of a default-nq-* template (reference/nxos.md §2.3-2.4), so the
 	// priorities of a switch's classes (plus the FCoE CoS when kept) must
 	// all be no-drop in one template. nil: any CoS. The N7K rows mirror
-	// nexus.NQTemplates() (UNCONFIRMED, reference §2.3, §8); a nexus test
+	// nexus.NQTemplates() (UNCONFIRMED, reference/nxos.md §2.3, §8); a nexus test
 	// keeps the two equal.
 	NoDropCoSSets []CoSSet
 	// BandwidthNotRendered says why the platform does not apply a class's

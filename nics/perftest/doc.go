@@ -3,6 +3,7 @@
 // failures into something a user can act on.
 //
 // It is used on the host side (the roce-agent `probe` operation) and by
-// roce-verify's local agent. Facts about the tool's flags, output table and
-// failure texts are in /work/shared/reference/host.md §6.
+// roce-verify's local agent. The tool's flags, output table and failure
+// texts are perftest's own (https://github.com/linux-rdma/perftest); which
+// tools a probe may run is the allow-list in tools.go.
 package perftest
