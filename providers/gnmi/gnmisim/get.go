@@ -73,12 +73,13 @@ func (t *Target) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "%s: %v", p, err)
 		}
+		val := &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: b}}
+		if req.GetEncoding() == gpb.Encoding_JSON {
+			val = &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: b}}
+		}
 		resp.Notification = append(resp.Notification, &gpb.Notification{
 			Timestamp: now,
-			Update: []*gpb.Update{{
-				Path: rp,
-				Val:  &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: b}},
-			}},
+			Update:    []*gpb.Update{{Path: rp, Val: val}},
 		})
 	}
 	return resp, nil

@@ -132,3 +132,36 @@ func TestSetFollowsTheVendorModels(t *testing.T) {
 		})
 	}
 }
+
+// Get replies are RFC 7951 instance data as a real EOS returns them: a
+// member of arista-qos-augments under an openconfig-qos node carries its
+// module; in plain JSON it carries none.
+func TestGetQualifiesAugmentMembers(t *testing.T) {
+	_, c, ctx := startPlain(t, Options{Profile: "arista"})
+	const qi = "/qos/interfaces/interface[interface-id=Ethernet1]"
+	if _, err := c.Set(ctx, &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", qi,
+		`{"interface-id":"Ethernet1","output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		enc  gpb.Encoding
+		want string
+	}{
+		{gpb.Encoding_JSON_IETF, `"output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}`},
+		{gpb.Encoding_JSON, `"output":{"pfc":{"config":{"priorities-no-drop":"08"}}}`},
+	} {
+		p := upd("openconfig", qi, "{}").GetPath()
+		resp, err := c.Get(ctx, &gpb.GetRequest{Path: []*gpb.Path{p}, Encoding: tc.enc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := resp.GetNotification()[0].GetUpdate()[0].GetVal()
+		got := string(v.GetJsonIetfVal())
+		if tc.enc == gpb.Encoding_JSON {
+			got = string(v.GetJsonVal())
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s Get = %s, want it to contain %s", tc.enc, got, tc.want)
+		}
+	}
+}

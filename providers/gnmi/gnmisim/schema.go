@@ -203,3 +203,19 @@ func (s *schema) isList(p gpath.Path) bool {
 	}
 	return s.keysOf(p.Names()) != nil
 }
+
+// ModelledLeaves lists the config leaves a simulated profile accepts, as
+// schema patterns: elements with their list keys in brackets ("[name]"),
+// "*" for a SONiC table key or field, with its name regexp in braces. Tests
+// hold them to the vendors' models.
+func ModelledLeaves(profile string) ([]string, error) {
+	p, err := newProfile(profile, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(p.cfg.nodes))
+	for i, n := range p.cfg.nodes {
+		out[i] = n.pattern
+	}
+	return out, nil
+}

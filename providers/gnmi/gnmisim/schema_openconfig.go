@@ -92,14 +92,15 @@ func openconfigNodes(minMTU, maxMTU uint64) []node {
 
 // aristaNodes is OpenConfig minus what Arista's not-supported deviations
 // remove (arista-qos-notsupported-deviations, EOS-4.36.1F: transport
-// conditions, most of ipv4 but dscp, red, queues/queue/config/queue-id),
+// conditions, most of ipv4 but dscp, red, queues/queue/config/queue-id,
+// remark set-dot1p),
 // plus the arista-qos-augments leaves.
 func aristaNodes() []node {
 	var ns []node
 	for _, n := range openconfigNodes(68, 9214) {
 		p := n.pattern
 		if strings.Contains(p, "/conditions/transport/") || strings.HasSuffix(p, "/ipv4/config/protocol") || strings.Contains(p, "/red/") ||
-			strings.HasSuffix(p, "/queues/queue[name]/config/queue-id") {
+			strings.HasSuffix(p, "/queues/queue[name]/config/queue-id") || strings.HasSuffix(p, "/remark/config/set-dot1p") {
 			continue
 		}
 		ns = append(ns, n)

@@ -1,0 +1,237 @@
+package gnmi_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/internal/testenv"
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
+	"github.com/rocefabric/roce/providers/gnmi/gpath"
+	"github.com/rocefabric/roce/providers/gnmi/profiles"
+)
+
+// schemaTree is a profile's compiled schema as yanglint prints it (-f tree,
+// with the image's features and deviations): data node paths (element
+// names without module prefixes, choices and cases left out) -> "rw" or
+// "ro". A node a deviation removes, or an if-feature leaves out, is absent.
+func schemaTree(t *testing.T, profile string) map[string]string {
+	t.Helper()
+	bin := testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
+	m := yangProfiles[profile]
+	root := filepath.Join("testdata", "yang")
+	var args []string
+	for _, s := range m.search {
+		err := filepath.WalkDir(filepath.Join(root, s), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				args = append(args, "-p", p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range m.features {
+		args = append(args, "-F", f)
+	}
+	args = append(args, "-Q", "-f", "tree", "-L", "100000")
+	for _, f := range m.modules {
+		args = append(args, filepath.Join(root, f))
+	}
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		t.Fatalf("yanglint -f tree: %v", err)
+	}
+	return parseTree(string(out))
+}
+
+var treeLine = regexp.MustCompile(`^([ |]*)[+xo]--(rw|ro|-w)? ?(\S+)`)
+
+func parseTree(s string) map[string]string {
+	out := map[string]string{}
+	var stack []string // element name per depth ("" for a choice or case)
+	inModule := false
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "module: ") {
+			inModule, stack = true, nil
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "augment ") || strings.HasPrefix(strings.TrimSpace(line), "rpcs:") || strings.HasPrefix(strings.TrimSpace(line), "notifications:") {
+			inModule = false
+			continue
+		}
+		m := treeLine.FindStringSubmatch(line)
+		if !inModule || m == nil {
+			continue
+		}
+		depth := (len(m[1]) - 2) / 3
+		if depth < 0 || depth > len(stack) {
+			continue
+		}
+		stack = stack[:depth]
+		name := strings.TrimRight(m[3], "*?!")
+		if strings.HasPrefix(name, "(") || strings.HasPrefix(name, ":(") {
+			stack = append(stack, "") // a choice or a case: no data node
+			continue
+		}
+		name = gpath.StripModule(name)
+		stack = append(stack, name)
+		var path []string
+		for _, e := range stack {
+			if e != "" {
+				path = append(path, e)
+			}
+		}
+		out[strings.Join(path, "/")] = m[2]
+	}
+	return out
+}
+
+// yangPath maps a gNMI path's element names to the schema tree's: for
+// SONiC, /CONFIG_DB/<ns>/TABLE/<key>/<field> becomes
+// sonic-x/TABLE/TABLE_LIST/<field> (or TABLE/TABLE_LIST/TABLE/<value leaf>
+// for the map tables).
+func yangPath(t *testing.T, profile string, names []string) string {
+	t.Helper()
+	if profile != "sonic" {
+		return strings.Join(names, "/")
+	}
+	if len(names) != 5 || names[0] != "CONFIG_DB" {
+		t.Fatalf("SONiC path %v is not /CONFIG_DB/<ns>/<table>/<key>/<field>", names)
+	}
+	tb, ok := sonicTables[names[2]]
+	if !ok {
+		t.Fatalf("CONFIG_DB table %s has no sonic-yang mapping", names[2])
+	}
+	if tb.inner != "" {
+		return strings.Join([]string{tb.module, names[2], tb.list, tb.inner, tb.innerVal}, "/")
+	}
+	return strings.Join([]string{tb.module, names[2], tb.list, names[4]}, "/")
+}
+
+// patternNames turns a gnmisim schema pattern into element names.
+func patternNames(pattern string) []string {
+	var out []string
+	depth, start := 0, 1
+	for i := 1; i <= len(pattern); i++ {
+		if i < len(pattern) {
+			switch pattern[i] {
+			case '{':
+				depth++
+				continue
+			case '}':
+				depth--
+				continue
+			}
+			if pattern[i] != '/' || depth > 0 {
+				continue
+			}
+		}
+		e := pattern[start:i]
+		if j := strings.IndexAny(e, "[{"); j >= 0 {
+			e = e[:j]
+		}
+		out = append(out, e)
+		start = i + 1
+	}
+	return out
+}
+
+var treeAnchors = map[string]map[string]string{
+	"openconfig": {"qos/queues/queue/config/queue-id": "rw", "qos/queues/queue/state/queue-id": "ro"},
+	"arista": {
+		"qos/queues/queue/config/queue-id":                              "", // not-supported deviation
+		"qos/interfaces/interface/output/pfc/config/priorities-no-drop": "rw",
+	},
+	"srlinux": {
+		"qos/pfc-mapping-profile/received-traffic/unicast-mapping/pfc-queue/enable-pfc": "", // if-feature future-0-0
+		"qos/pfc-mapping-profile/received-pfc-pause-frames/queue/enable-pfc":            "rw",
+	},
+	"sonic": {"sonic-pfcwd/PFC_WD/PFC_WD_LIST/detection_time": "rw"},
+}
+
+// Every leaf roce writes, and every leaf the simulator accepts, exists in
+// the pinned vendor model and is writable there: not config false, not
+// removed by a not-supported deviation, not behind a feature the image
+// lacks.
+func TestWrittenLeavesAreWritableInTheModel(t *testing.T) {
+	for _, profile := range []string{"arista", "sonic", "srlinux", "openconfig"} {
+		t.Run(profile, func(t *testing.T) {
+			tree := schemaTree(t, profile)
+			if len(tree) < 50 {
+				t.Fatalf("only %d schema nodes parsed from yanglint's tree", len(tree))
+			}
+			// Anchors: the tree holds what the features and deviations
+			// leave, so the check below can fail.
+			for p, want := range treeAnchors[profile] {
+				if tree[p] != want {
+					t.Errorf("schema tree: %s is %q, want %q", p, tree[p], want)
+				}
+			}
+			check := func(what string, names []string) {
+				p := yangPath(t, profile, names)
+				switch tree[p] {
+				case "rw":
+				case "":
+					t.Errorf("%s: %s is not in the pinned %s model (absent, deviated not-supported, or behind a feature the image lacks)", what, p, profile)
+				default:
+					t.Errorf("%s: %s is %s (config false) in the pinned %s model", what, p, tree[p], profile)
+				}
+			}
+			pats, err := gnmisim.ModelledLeaves(profile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pat := range pats {
+				check("gnmisim accepts", patternNames(pat))
+			}
+			if profile == "openconfig" {
+				return // refuses every lossless class: writes nothing
+			}
+			prof, err := profiles.New(profile, profiles.Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, _ := filepath.Glob(filepath.Join("testdata", "ops", profile+"-*.json"))
+			if len(files) == 0 {
+				t.Fatal("no golden ops")
+			}
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ops []plan.Op
+				if err := json.Unmarshal(b, &ops); err != nil {
+					t.Fatal(err)
+				}
+				for _, op := range ops {
+					if op.Op == "delete" {
+						continue
+					}
+					p, err := gpath.Parse(op.Path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v, err := gpath.Decode(op.Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					leaves, err := gpath.Flatten(p, v, prof.KeysOf)
+					if err != nil {
+						t.Fatalf("%s %s: %v", f, op.Path, err)
+					}
+					for _, l := range leaves {
+						check(filepath.Base(f)+" writes", l.Path.Names())
+					}
+				}
+			}
+		})
+	}
+}
