@@ -429,6 +429,14 @@ func (s *System) writeFile(ctx context.Context, w FileState, tx *TxnRecord) erro
 	switch w.Format {
 	case FormatLines:
 		data = EditLines(old, w.Lines)
+		if spec, _ := fileSpecs(w.Path); spec.ownFile {
+			// roce's own file: refuse one holding a line roce never writes
+			// (reported, not silently dropped), replace roce's old lines.
+			if err := checkOwnFileLines(w.Path, spec, old); err != nil {
+				return err
+			}
+			data = EditOwnLines(old, w.Lines)
+		}
 	case FormatKV, FormatKVSpaced:
 		entries := make([]KV, len(w.Entries))
 		copy(entries, w.Entries)

@@ -134,6 +134,23 @@ func EditLines(content []byte, owned []string) []byte {
 	return joinLines(out)
 }
 
+// EditOwnLines rewrites a file that is roce's alone (named roce-*): its
+// non-comment lines become exactly owned, in order — a line an earlier
+// apply wrote and the policy no longer wants (def_prec2sl=3 after the
+// class moved to priority 4) goes, instead of staying beside the new one.
+// Comments and blank lines are kept.
+func EditOwnLines(content []byte, owned []string) []byte {
+	lines, _ := splitLines(content)
+	out := make([]string, 0, len(lines)+len(owned))
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") {
+			out = append(out, l)
+		}
+	}
+	return joinLines(append(out, owned...))
+}
+
 // ReadLines returns those owned lines present in content.
 func ReadLines(content []byte, owned []string) []string {
 	lines, _ := splitLines(content)

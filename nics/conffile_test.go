@@ -1,6 +1,7 @@
 package nics
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,4 +126,51 @@ func FuzzMPIConfEdit(f *testing.F) {
 			t.Fatalf("ReadKV found %v in %q", kv, out)
 		}
 	})
+}
+
+func TestEditOwnLines(t *testing.T) {
+	cases := []struct {
+		name, in string
+		owned    []string
+		want     string
+	}{
+		{"empty", "", []string{"options rdma_cm def_prec2sl=4"}, "options rdma_cm def_prec2sl=4\n"},
+		{"old value replaced, comments kept", "# written by roce\noptions rdma_cm def_prec2sl=3\n", []string{"options rdma_cm def_prec2sl=4"}, "# written by roce\noptions rdma_cm def_prec2sl=4\n"},
+		{"both old lines go", "options rdma_cm def_prec2sl=3\n\noptions rdma_cm def_prec2sl=5\n", []string{"options rdma_cm def_prec2sl=4"}, "\noptions rdma_cm def_prec2sl=4\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(EditOwnLines([]byte(tc.in), tc.owned))
+			if got != tc.want {
+				t.Errorf("got %q want %q", got, tc.want)
+			}
+			if again := string(EditOwnLines([]byte(got), tc.owned)); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+// The class moved from priority 3 to 4: roce's modprobe file must say 4
+// only, not 3 and 4.
+func TestApplyReplacesOwnModprobeLine(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, ModprobeFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("options rdma_cm def_prec2sl=3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &HostState{Files: []FileState{{Path: ModprobeFile, Format: FormatLines, Exists: true, Lines: []string{"options rdma_cm def_prec2sl=4"}}}}
+	if rep, err := s.Apply(context.Background(), d, ApplyOptions{}); err != nil || rep.Status != "applied" {
+		t.Fatalf("apply: %+v %v", rep, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "options rdma_cm def_prec2sl=4\n" {
+		t.Errorf("modprobe file %q", b)
+	}
 }

@@ -248,6 +248,12 @@ func checkWrittenContent(w FileState, data []byte) error {
 	if !spec.ownFile {
 		return nil
 	}
+	return checkOwnFileLines(w.Path, spec, data)
+}
+
+// checkOwnFileLines refuses content of one of roce's own files holding a
+// line roce does not write.
+func checkOwnFileLines(p string, spec fileSpec, data []byte) error {
 	lines, _ := splitLines(data)
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
@@ -255,7 +261,7 @@ func checkWrittenContent(w FileState, data []byte) error {
 			continue
 		}
 		if err := spec.line(t); err != nil {
-			return fmt.Errorf("%s is roce's own file but holds a line roce does not write (%v); remove the line by hand and apply again: %w", w.Path, err, ErrNotManaged)
+			return fmt.Errorf("%s is roce's own file but holds a line roce does not write (%v); remove the line by hand and apply again: %w", p, err, ErrNotManaged)
 		}
 	}
 	return nil
