@@ -12,6 +12,7 @@ import (
 type InterfaceStatus struct {
 	Name        string
 	Up          bool
+	State       string // as printed: "up", "down", "administratively down" ("" = from Up)
 	Reason      string // "Link not connected", "Administratively down", …
 	Hardware    string // "1000/10000 Ethernet"
 	MAC         string // "8c60.4f4e.93a8"
@@ -30,9 +31,9 @@ type InterfaceStatus struct {
 }
 
 var (
-	reIfHead    = regexp.MustCompile(`^(\S+) is (up|down|administratively down)(?:\s*\((.*)\))?\s*$`)
+	reIfHead    = regexp.MustCompile(`^(\S+) is (up|down|administratively down)(?:\s*\(([^)]*)\))?(?:,.*)?\s*$`)
 	reIfHW      = regexp.MustCompile(`^\s+Hardware(?::|\s+is)\s+([^,]+?)(?:,\s+address(?::|\s+is)\s+(\S+))?(?:\s+\(bia\s+\S+\))?\s*$`)
-	reIfDescr   = regexp.MustCompile(`^\s+Description:\s*(.*?)\s*$`)
+	reIfDescr   = regexp.MustCompile(`^\s+(?:Port )?[Dd]escription(?::| is)\s*(.*?)\s*$`)
 	reIfMTU     = regexp.MustCompile(`^\s+MTU\s+(\d+)\s+bytes`)
 	reIfMode    = regexp.MustCompile(`^\s+Port mode is (\S+)`)
 	reIfDuplex  = regexp.MustCompile(`^\s+(\S+-duplex),\s+([^,]+?)(?:,\s+media type is .*)?\s*$`)
@@ -55,11 +56,8 @@ func ParseShowInterface(text string) ([]InterfaceStatus, error) {
 	num := func(s string) uint64 { n, _ := strconv.ParseUint(s, 10, 64); return n }
 	for _, l := range splitLines(text) {
 		if m := reIfHead.FindStringSubmatch(l); m != nil {
-			out = append(out, InterfaceStatus{Name: m[1], Up: m[2] == "up", Reason: m[3]})
+			out = append(out, InterfaceStatus{Name: m[1], Up: m[2] == "up", State: m[2], Reason: m[3]})
 			cur = &out[len(out)-1]
-			if m[2] == "administratively down" && cur.Reason == "" {
-				cur.Reason = "Administratively down"
-			}
 			continue
 		}
 		if cur == nil {
@@ -118,9 +116,12 @@ func FormatShowInterface(ports []InterfaceStatus) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		state := "down"
-		if p.Up {
-			state = "up"
+		state := p.State
+		if state == "" {
+			state = "down"
+			if p.Up {
+				state = "up"
+			}
 		}
 		if p.Reason != "" && !p.Up {
 			fmt.Fprintf(&b, "%s is %s (%s)\n", p.Name, state, p.Reason)

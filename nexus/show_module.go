@@ -2,59 +2,86 @@ package nexus
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
 
 // ParseShowModule reads the first table of `show module` (Mod, Ports,
-// Module-Type, Model, Status). Columns are cut at the header's dash runs,
-// because their widths differ per release and Model may be empty
-// (reference §2.5). Series is "F" or "M" from the model (N7K-F…, N7K-M…),
-// "sup" for supervisors, "" otherwise.
+// Module-Type, Model, Status). A row is read by its words, not by the
+// header's dash columns, because real output overflows them (a long
+// Module-Type pushes Model right), wraps at 80 columns (Status on the next
+// line), and Model may be empty (reference §2.5). Series is "F" or "M" from
+// the model (N7K-F…, N7K-M…), "sup" for supervisors, "" otherwise. Lines
+// before the header (the echoed command, a banner) are skipped; the table
+// ends at the first blank line or the next header.
 func ParseShowModule(text string) ([]Module, error) {
 	lines := splitLines(text)
 	hdr := -1
 	for i, l := range lines {
 		f := strings.Fields(l)
-		if len(f) >= 5 && f[0] == "Mod" && f[1] == "Ports" && strings.HasPrefix(f[2], "Module-Type") {
+		if len(f) >= 4 && f[0] == "Mod" && f[1] == "Ports" && strings.HasPrefix(f[2], "Module-Type") {
 			hdr = i
 			break
 		}
 	}
-	if hdr < 0 || hdr+1 >= len(lines) {
+	if hdr < 0 {
 		return nil, fmt.Errorf("show module: no 'Mod Ports Module-Type Model Status' table header")
 	}
-	cols := dashColumns(lines[hdr+1])
-	if len(cols) < 5 {
-		return nil, fmt.Errorf("show module: line %d: expected 5 dash columns under the header, got %d", hdr+2, len(cols))
+	// Join wrapped lines: a line starting with a space continues the one
+	// before it (the header, its dashes, or a row).
+	var rows []string
+	rowLine := []int{}
+	for i := hdr + 1; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " ")
+		if strings.TrimSpace(l) == "" {
+			if len(rows) > 0 {
+				break // end of the first table
+			}
+			continue
+		}
+		if l[0] == ' ' {
+			if len(rows) > 0 {
+				rows[len(rows)-1] += " " + strings.TrimSpace(l)
+			}
+			continue
+		}
+		if f := strings.Fields(l); f[0] == "Mod" || f[0] == "Xbar" {
+			break // the next table
+		}
+		rows = append(rows, l)
+		rowLine = append(rowLine, i+1)
 	}
 	var mods []Module
-	for i := hdr + 2; i < len(lines); i++ {
-		l := lines[i]
-		if strings.TrimSpace(l) == "" {
-			break // end of the first table
+	for k, l := range rows {
+		if strings.Trim(l, "- ") == "" {
+			continue // the dash line
 		}
-		field := func(c int) string {
-			// a field runs from its dash column to the next one, the
-			// last (Status) to the end of the line
-			start, end := cols[c][0], len(l)
-			if c < 4 {
-				end = cols[c+1][0]
-			}
-			if start >= len(l) {
-				return ""
-			}
-			return strings.TrimSpace(l[start:min(end, len(l))])
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			return nil, fmt.Errorf("show module: line %d: %q is not a module row", rowLine[k], l)
 		}
-		slot, err := strconv.Atoi(field(0))
+		slot, err := strconv.Atoi(f[0])
 		if err != nil || slot < 0 {
-			return nil, fmt.Errorf("show module: line %d: %q does not start with a module number", i+1, l)
+			return nil, fmt.Errorf("show module: line %d: %q does not start with a module number", rowLine[k], l)
 		}
-		ports, err := strconv.Atoi(field(1))
+		ports, err := strconv.Atoi(f[1])
 		if err != nil || ports < 0 {
-			return nil, fmt.Errorf("show module: line %d: ports %q is not a number", i+1, field(1))
+			return nil, fmt.Errorf("show module: line %d: ports %q is not a number", rowLine[k], f[1])
 		}
-		m := Module{Slot: slot, Ports: ports, Type: field(2), Model: field(3), Status: field(4)}
+		rest := f[2:]
+		status := rest[len(rest)-1]
+		rest = rest[:len(rest)-1]
+		if status == "*" && len(rest) > 0 {
+			status = rest[len(rest)-1] + " *"
+			rest = rest[:len(rest)-1]
+		}
+		model := ""
+		if len(rest) > 1 && reModel.MatchString(rest[len(rest)-1]) {
+			model = rest[len(rest)-1]
+			rest = rest[:len(rest)-1]
+		}
+		m := Module{Slot: slot, Ports: ports, Type: strings.Join(rest, " "), Model: model, Status: status}
 		m.Series = moduleSeries(m)
 		mods = append(mods, m)
 	}
@@ -64,22 +91,9 @@ func ParseShowModule(text string) ([]Module, error) {
 	return mods, nil
 }
 
-// dashColumns returns [start,end) of each dash run in a "---  -----" line.
-func dashColumns(l string) [][2]int {
-	var out [][2]int
-	start := -1
-	for i := 0; i <= len(l); i++ {
-		dash := i < len(l) && l[i] == '-'
-		if dash && start < 0 {
-			start = i
-		}
-		if !dash && start >= 0 {
-			out = append(out, [2]int{start, i})
-			start = -1
-		}
-	}
-	return out
-}
+// reModel matches a Cisco product ID: upper-case words joined by dashes
+// (N7K-F248XP-25E, N9K-SUP-A+, N9324C-SE1U).
+var reModel = regexp.MustCompile(`^[A-Z0-9][A-Z0-9+.]*(-[A-Z0-9+.]+)+$`)
 
 // moduleSeries classifies a module by model prefix (reference §2.5).
 func moduleSeries(m Module) string {
