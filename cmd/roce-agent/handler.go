@@ -133,13 +133,10 @@ func fail(resp *agentproto.Response, code string, err error) *agentproto.Respons
 
 // isPerftestTool reports whether a probe may run the executable: the agent
 // runs only protocol-defined operations, so a probe command override must
-// still be a perftest binary.
+// still be a perftest tool, by the one allow-list in nics/perftest (a bare
+// tool name or an absolute path to one; no relative path, no other program).
 func isPerftestTool(exe string) bool {
-	switch filepath.Base(exe) {
-	case perftest.ToolWriteBW, perftest.ToolSendBW, perftest.ToolReadBW:
-		return true
-	}
-	return false
+	return perftest.CheckExecutable(exe) == nil
 }
 
 // procDir is the proc tree to scan for leftover servers: <root>/proc when
