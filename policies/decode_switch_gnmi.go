@@ -58,7 +58,7 @@ func (l *loader) decodeGNMISettings(b *hcl.Block, ctx *hcl.EvalContext, what, pr
 				fmt.Sprintf("%s: profile %q writes OpenConfig paths, whose origin is always \"openconfig\"; origin applies to profile = \"sonic\" or \"srlinux\". Remove it.", r.what, profile))
 		case profile == ProfileSONiC && !containsString(gnmiSONiCOrigins, origin):
 			r.attrError("origin", "Unknown SONiC origin",
-				fmt.Sprintf("%s: origin = %q; SONiC serves CONFIG_DB under \"sonic_db\" or, on some releases, \"sonic-db\".", r.what, origin))
+				fmt.Sprintf("%s: origin = %q; SONiC's gNMI server (sonic-gnmi) serves CONFIG_DB under \"sonic-db\"; \"sonic_db\" is accepted for a target that spells it so.", r.what, origin))
 		case profile == ProfileSRLinux && !gnmiOriginNameRe.MatchString(origin):
 			r.attrError("origin", "Invalid origin",
 				fmt.Sprintf("%s: origin = %q; an origin is a name of letters, digits, '_', '-' and '.', or \"\" to send none.", r.what, origin))
