@@ -27,6 +27,15 @@ import (
 // so hosts running different controller versions never share a binary.
 const remoteAgentDir = ".cache/roce"
 
+// Limits of reaching a host, inside the run's own deadline: a host that
+// is down is reported after the connect limit, one whose port accepts
+// connections but never speaks SSH after the handshake limit — not after
+// the whole run's timeout.
+const (
+	DefaultSSHConnectTimeout   = 10 * time.Second
+	DefaultSSHHandshakeTimeout = 20 * time.Second
+)
+
 // sshRunner runs the agent on a remote host over one SSH connection, one
 // session per call.
 type sshRunner struct {
@@ -41,6 +50,9 @@ type sshRunner struct {
 
 	auth *agentAuth // nil without ssh-agent
 
+	// connectTimeout and handshakeTimeout: 0 = the defaults above.
+	connectTimeout, handshakeTimeout time.Duration
+
 	mu     sync.Mutex
 	client *ssh.Client
 	ready  bool // the binary is on the host with the right digest
@@ -54,17 +66,32 @@ func (s *sshRunner) dial(ctx context.Context) (*ssh.Client, error) {
 	if s.client != nil {
 		return s.client, nil
 	}
-	d := net.Dialer{}
+	connect, handshake := s.connectTimeout, s.handshakeTimeout
+	if connect <= 0 {
+		connect = DefaultSSHConnectTimeout
+	}
+	if handshake <= 0 {
+		handshake = DefaultSSHHandshakeTimeout
+	}
+	d := net.Dialer{Timeout: connect}
 	conn, err := d.DialContext(ctx, "tcp", s.addr)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", s.addr, err)
+		if ne, ok := err.(net.Error); ok && ne.Timeout() && ctx.Err() == nil {
+			return nil, fmt.Errorf("connect to %s: no TCP connection within %v (is the host up, and is sshd listening on that port?): %w", s.addr, connect, err)
+		}
+		return nil, fmt.Errorf("connect to %s: %w", s.addr, err)
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(dl)
+	dl := time.Now().Add(handshake)
+	if cdl, ok := ctx.Deadline(); ok && cdl.Before(dl) {
+		dl = cdl
 	}
+	_ = conn.SetDeadline(dl)
 	c, chans, reqs, err := ssh.NewClientConn(conn, s.addr, s.config)
 	if err != nil {
 		conn.Close()
+		if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("ssh handshake with %s: no answer within %v (the port accepts connections but no SSH server answers on it): %w", s.addr, handshake, err)
+		}
 		return nil, fmt.Errorf("ssh handshake with %s: %w", s.addr, err)
 	}
 	_ = conn.SetDeadline(time.Time{})
