@@ -52,4 +52,6 @@ func TestSSHClosedPortNamesTheAddress(t *testing.T) {
 }
 
 // refuseKeys accepts no host key: these tests never get that far.
-func refuseKeys(string, net.Addr, ssh.PublicKey) error { return errors.New("test: no host key is accepted") }
+func refuseKeys(string, net.Addr, ssh.PublicKey) error {
+	return errors.New("test: no host key is accepted")
+}
