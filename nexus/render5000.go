@@ -32,6 +32,9 @@ func (r *renderer) render5000() error {
 		}
 	}
 	carQoS := r.carried(TypeQoS, "input")
+	if err := r.checkOverlaps(classes, carQoS); err != nil {
+		return err
+	}
 	carNQ := r.carried(TypeNetworkQoS, "")
 	carQ := r.carried(TypeQueuing, "output")
 	if r.in.FCoE {

@@ -1,0 +1,68 @@
+package nexus
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/policies"
+)
+
+// A lossless class whose packets a foreign class of the attached type qos
+// policy already classifies is refused, naming both sides and the fix;
+// classes that cannot see those packets are left alone.
+func TestRenderRefusesOverlappingClasses(t *testing.T) {
+	foreign := func(cm, acl string) string {
+		return acl + "class-map type qos " + cm + "\n" +
+			"policy-map type qos site-in\n  class voice\n    set qos-group 2\n  class class-default\n" +
+			"system qos\n  service-policy type qos input site-in\n"
+	}
+	cos4 := &policies.Lossless{Name: "rdma", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{4}}, Priority: 4, MTU: 9216}
+	dscp26 := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchDSCP, DSCP: []int{26}}, Priority: 4, MTU: 9216}
+	udp := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 4, MTU: 9216}
+	udpDSCP := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791, DSCP: []int{26}}, Priority: 4, MTU: 9216}
+	tests := []struct {
+		name  string
+		cur   string
+		class *policies.Lossless
+		want  string // "" = accepted
+	}{
+		{"same CoS", foreign("match-all voice\n  match cos 4", ""), cos4, "matches CoS 4 (match cos 4)"},
+		{"CoS in a range", foreign("match-any voice\n  match cos 3-5", ""), cos4, "CoS 4"},
+		{"other CoS", foreign("match-all voice\n  match cos 5", ""), cos4, ""},
+		{"PCP of a DSCP class", foreign("match-all voice\n  match cos 4", ""), dscp26, "CoS 4"},
+		{"DSCP by name", foreign("match-any voice\n  match dscp af31", ""), dscp26, "DSCP 26 (match dscp af31)"},
+		{"DSCP by precedence", foreign("match-all voice\n  match precedence 3", ""), dscp26, "IP precedence 3"},
+		{"other DSCP", foreign("match-all voice\n  match dscp 46", ""), dscp26, ""},
+		{"match-all needs every line", foreign("match-all voice\n  match cos 4\n  match dscp 46", ""), dscp26, ""},
+		{"match-any needs one line", foreign("match-any voice\n  match cos 4\n  match dscp 46", ""), dscp26, "CoS 4"},
+		{"ACL with the RoCE port", foreign("match-all voice\n  match access-group name v", "ip access-list v\n  10 permit udp any any eq 4791\n"), udpDSCP, "UDP 4791"},
+		{"ACL with any UDP", foreign("match-all voice\n  match access-group name v", "ip access-list v\n  10 permit udp 10.0.0.0/8 any\n"), udp, "UDP 4791"},
+		{"ACL with another port", foreign("match-all voice\n  match access-group name v", "ip access-list v\n  10 permit udp any any eq 5060\n"), udp, ""},
+		{"match any", foreign("match-any voice\n  match any", ""), udp, "every packet"},
+		{"unknown match kept quiet", foreign("match-all voice\n  match protocol fcoe", ""), cos4, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cur, err := Parse(tt.cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{tt.class}, Interfaces: []string{"Ethernet1/1"}}
+			_, err = Render(in, cur)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("accepted a class that steals class voice's traffic")
+			}
+			for _, w := range []string{tt.want, "class voice of policy-map site-in", "Fix one side", "class-map voice"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
