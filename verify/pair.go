@@ -194,7 +194,7 @@ func rank(class string) int {
 // measurement are errors.
 func statusFor(class string) Status {
 	switch class {
-	case perftest.ClassConnect, perftest.ClassRTRRTS, perftest.ClassGIDType, perftest.ClassThreshold:
+	case perftest.ClassConnect, perftest.ClassRTRRTS, perftest.ClassGIDType, perftest.ClassThreshold, perftest.ClassRetryExceeded:
 		return StatusFail
 	}
 	return StatusError

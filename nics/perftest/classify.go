@@ -7,13 +7,16 @@ import (
 
 // Failure classes. Callers (reports, JUnit) key on these strings.
 const (
-	ClassNoDevice  = "no-device"
-	ClassConnect   = "connect"
-	ClassRTRRTS    = "rtr-rts"
-	ClassGIDType   = "gid-type"
-	ClassTimeout   = "timeout"
-	ClassThreshold = "threshold"
-	ClassUnknown   = "unknown"
+	ClassNoDevice = "no-device"
+	ClassConnect  = "connect"
+	ClassRTRRTS   = "rtr-rts"
+	ClassGIDType  = "gid-type"
+	ClassTimeout  = "timeout"
+	// ClassRetryExceeded: work completions failed with the transport (12)
+	// or RNR (13) retry counter exceeded — packets lost on the path.
+	ClassRetryExceeded = "retry-exceeded"
+	ClassThreshold     = "threshold"
+	ClassUnknown       = "unknown"
 )
 
 // Failure is a perftest run that did not produce a usable result, with a
@@ -54,6 +57,8 @@ const (
 	hintMemlock    = "registering memory failed: raise the memlock limit (`* soft memlock unlimited` in /etc/security/limits.d, LimitMEMLOCK=infinity for services)"
 	hintCompletion = "work completions failed during the run (retries exceeded): packets are being dropped on the path — check PFC on every hop of the lossless class and the MTU"
 	hintThreshold  = "bandwidth was below the limit perftest was given (-w)"
+	hintRetry      = "the sender gave up after its retries (work completion status 12, transport retry counter exceeded): packets of the RoCE class are being dropped on the path — check that PFC is on for the class's priority on every switch port and NIC, that the MTU fits, and that the class's CoS/DSCP reach the no-drop queue (roce-verify's counters show where pause frames stop)"
+	hintRNR        = "the receiver was not ready (work completion status 13, RNR retry counter exceeded): the server side did not post receives in time — check that the server process is still running and not starved of CPU"
 )
 
 // signatures lists the known failure texts (reference host.md §6.3-6.4 and
@@ -79,6 +84,10 @@ func signatures() []signature {
 		{"BW result is below bw limit", ClassThreshold, hintThreshold},
 		{"RLIMIT_MEMLOCK", ClassUnknown, hintMemlock},
 		{"Couldn't allocate MR", ClassUnknown, hintMemlock},
+		{"Failed status 12:", ClassRetryExceeded, hintRetry}, // " Failed status 12: wr_id 0 syndrom 0x81"
+		{"transport retry counter exceeded", ClassRetryExceeded, hintRetry},
+		{"Failed status 13:", ClassRetryExceeded, hintRNR},
+		{"RNR retry counter exceeded", ClassRetryExceeded, hintRNR},
 		{"Completion with error", ClassUnknown, hintCompletion},
 	}
 }

@@ -94,10 +94,34 @@ func parseRow(line string, factor float64) (Row, bool, error) {
 	}, true, nil
 }
 
+// isNoise reports the lines perftest (or the shell around it) prints in
+// the middle of the result table when stderr and stdout are read together:
+// its warnings ("Conflicting CPU frequency values detected: … CPU Frequency
+// is not max.", " WARNING: CPU is not PCIe relaxed ordering compliant.",
+// "Warning: Large message requested and CQ moderation enabled"), blank
+// lines, and a line of a test that was interrupted. The texts are
+// perftest's own (perftest 4.5 sources, strings of ib_write_bw).
+func isNoise(line string) bool {
+	t := strings.TrimSpace(line)
+	switch {
+	case t == "":
+		return true
+	case strings.HasPrefix(strings.ToLower(t), "warning"):
+		return true
+	case strings.HasPrefix(t, "Conflicting CPU frequency values detected"):
+		return true
+	case strings.HasPrefix(t, "WARNING1:"), strings.HasPrefix(t, "WARNING2:"):
+		return true
+	}
+	return false
+}
+
 // Parse reads the result table(s) from perftest stdout. It accepts the
 // [Gb/sec], [MB/sec] and [MiB/sec] headers (converting the latter two to
 // Gb/s), several size rows (-a), several tables (bidirectional
-// --report-both) and ignores everything else perftest prints.
+// --report-both), the dual-port layout (extra per-port columns after the
+// first five), warnings interleaved with the rows (stderr merged into
+// stdout), and ignores everything else perftest prints.
 func Parse(stdout string) (*Result, error) {
 	res := &Result{Stdout: stdout}
 	lines := strings.Split(strings.ReplaceAll(stdout, "\r\n", "\n"), "\n")
@@ -117,6 +141,10 @@ func Parse(stdout string) (*Result, error) {
 				return nil, fmt.Errorf("perftest output line %d: %w", i+2, err)
 			}
 			if !ok {
+				if isNoise(lines[i+1]) {
+					i++ // a warning printed into the table (stdout and stderr merged)
+					continue
+				}
 				break
 			}
 			res.Rows = append(res.Rows, row)
