@@ -41,42 +41,10 @@ func handle(ctx context.Context, root string, r io.Reader, hold func(string)) *a
 		resp.Error = &agentproto.Error{Code: agentproto.ErrCodeFailed, Message: err.Error()}
 		return resp
 	}
+	if agentproto.ServeState(ctx, sys, req, hold, resp) {
+		return resp
+	}
 	switch req.Op {
-	case agentproto.OpRead:
-		// An unfinished transaction is reported with the read: the host
-		// may be half applied, and the controller must say so rather than
-		// diff it as if nothing happened.
-		tx, err := sys.PendingSummary()
-		if err != nil {
-			return fail(resp, agentproto.ErrCodeFailed, err)
-		}
-		resp.Transaction = tx
-		rd, err := sys.Read(ctx, req.Desired)
-		if err != nil {
-			return fail(resp, agentproto.ErrCode(err), err)
-		}
-		resp.Read = rd
-	case agentproto.OpApply:
-		if req.FailAfterStep != 0 && !sys.Lab {
-			return fail(resp, agentproto.ErrCodeRefused, fmt.Errorf("fail_after_step is accepted only on lab hosts (root with %s); nothing was changed", nics.LabMarker))
-		}
-		rep, err := sys.Apply(ctx, req.Desired, nics.ApplyOptions{Fingerprint: req.Fingerprint, FailAfterStep: req.FailAfterStep, Hold: hold})
-		resp.Apply = rep
-		if rep != nil {
-			resp.Transaction = rep.Transaction
-		}
-		if err != nil {
-			return fail(resp, agentproto.ErrCode(err), err)
-		}
-	case agentproto.OpRecover:
-		rep, err := sys.Recover(ctx, nics.ApplyOptions{Hold: hold})
-		resp.Recover = rep
-		if rep != nil {
-			resp.Transaction = rep.Transaction
-		}
-		if err != nil {
-			return fail(resp, agentproto.ErrCode(err), err)
-		}
 	case agentproto.OpCounters:
 		d, err := sys.Counters(ctx, req.NICs)
 		if err != nil {

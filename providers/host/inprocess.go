@@ -85,39 +85,8 @@ func serveInProcess(ctx context.Context, root string, stdin []byte) *agentproto.
 	if err != nil {
 		return fail(agentproto.ErrCodeFailed, err)
 	}
-	switch req.Op {
-	case agentproto.OpRead:
-		tx, err := sys.PendingSummary()
-		if err != nil {
-			return fail(agentproto.ErrCodeFailed, err)
-		}
-		resp.Transaction = tx
-		rd, err := sys.Read(ctx, req.Desired)
-		if err != nil {
-			return fail(agentproto.ErrCodeFailed, err)
-		}
-		resp.Read = rd
-	case agentproto.OpApply:
-		rep, err := sys.Apply(ctx, req.Desired, nics.ApplyOptions{Fingerprint: req.Fingerprint, FailAfterStep: req.FailAfterStep})
-		resp.Apply = rep
-		if rep != nil {
-			resp.Transaction = rep.Transaction
-		}
-		if err != nil {
-			return fail(agentproto.ErrCode(err), err)
-		}
-	case agentproto.OpRecover:
-		rep, err := sys.Recover(ctx, nics.ApplyOptions{})
-		resp.Recover = rep
-		if rep != nil {
-			resp.Transaction = rep.Transaction
-		}
-		if err != nil {
-			return fail(agentproto.ErrCode(err), err)
-		}
-	default:
+	if !agentproto.ServeState(ctx, sys, req, nil, resp) {
 		return fail(agentproto.ErrCodeRefused, fmt.Errorf("in-process agent: operation %q needs the real roce-agent", req.Op))
 	}
-	resp.OK = true
 	return resp
 }
