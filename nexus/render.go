@@ -289,13 +289,16 @@ func (r *renderer) policy(typ, name string, want []*PolicyClass) *Object {
 	return o
 }
 
-// classMap builds one of our class-maps, keeping an existing match type.
+// classMap builds one of our class-maps. An existing one keeps the match
+// type the switch echoes for it, even none: releases differ in whether
+// `show running-config` prints the default (match-all for type qos, and
+// for network-qos/queuing match-any or nothing, docs/nxos.md), and the
+// match type cannot change in place anyway, so an echo difference must
+// never show up as a change to push again and again.
 func (r *renderer) classMap(typ, name string, matches []string) *Object {
 	o := &Object{Kind: KindClassMap, Type: typ, Match: "match-all", Name: name}
 	if ex := r.cur.ClassMap(typ, name); ex != nil {
-		if ex.Match != "" {
-			o.Match = ex.Match
-		}
+		o.Match = ex.Match
 		o.Lines = reconcile(ex.Lines, matches)
 		return o
 	}
