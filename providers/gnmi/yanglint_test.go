@@ -50,6 +50,7 @@ var yangProfiles = map[string]yangModels{
 		modules: []string{
 			"arista/openconfig/public/release/models/qos/openconfig-qos.yang",
 			"arista/openconfig/public/release/models/interfaces/openconfig-interfaces.yang",
+			"arista/openconfig/public/release/models/interfaces/openconfig-if-ethernet.yang",
 			"arista/release/openconfig/models/qos/arista-qos-augments.yang",
 			"arista/release/openconfig/models/not-supported/arista-qos-notsupported-deviations.yang",
 			"openconfig/third_party/ietf/iana-if-type.yang",
@@ -141,6 +142,13 @@ func yanglint(t *testing.T, profile, datatype string, doc any) string {
 // mapped to sonic-yang-models' containers and lists.
 func instanceData(t *testing.T, sim *gnmisim.Target, profile string) map[string]any {
 	t.Helper()
+	return getInstanceData(t, sim, profile, gpb.GetRequest_CONFIG)
+}
+
+// getInstanceData is instanceData for a Get of the given type (ALL adds
+// the state the simulator serves).
+func getInstanceData(t *testing.T, sim *gnmisim.Target, profile string, typ gpb.GetRequest_DataType) map[string]any {
+	t.Helper()
 	doc := map[string]any{}
 	for _, r := range yangProfiles[profile].roots {
 		p, err := gpath.Parse(r)
@@ -148,7 +156,7 @@ func instanceData(t *testing.T, sim *gnmisim.Target, profile string) map[string]
 			t.Fatal(err)
 		}
 		resp, err := sim.Get(context.Background(), &gpb.GetRequest{
-			Path: []*gpb.Path{p.Proto(sim.Origin())}, Encoding: gpb.Encoding_JSON_IETF, Type: gpb.GetRequest_CONFIG,
+			Path: []*gpb.Path{p.Proto(sim.Origin())}, Encoding: gpb.Encoding_JSON_IETF, Type: typ,
 		})
 		if status.Code(err) == codes.NotFound && strings.Contains(err.Error(), "no data") {
 			continue // nothing configured there yet
@@ -344,6 +352,11 @@ func TestPayloadsValidateAgainstVendorYANG(t *testing.T) {
 				res, err := tg.Apply(ctx, tp)
 				if err != nil || res.Status != plan.StatusApplied {
 					t.Fatalf("%s: apply: %s %v %+v", st.what, res.Status, err, res.Transcript)
+				}
+				if tc.profile != "sonic" { // SONiC state is COUNTERS_DB, not YANG-modelled
+					if msg := yanglint(t, tc.profile, "data", getInstanceData(t, l.sim, tc.profile, gpb.GetRequest_ALL)); msg != "" {
+						t.Fatalf("%s: the simulator's Get (config and state) is not valid instance data: %s", st.what, msg)
+					}
 				}
 				if msg := yanglint(t, tc.profile, "config", instanceData(t, l.sim, tc.profile)); msg != "" {
 					t.Fatalf("%s: after the SetRequest the target's config is not valid against the vendor YANG: %s\n--- SetRequest ops\n%s", st.what, msg, opsJSON(tp.Ops))

@@ -120,6 +120,10 @@ func ocSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 			seedLeaf{b + "/config/type", "iana-if-type:ethernetCsmacd"})
 		state = append(state,
 			seedLeaf{b + "/state/mtu", num(1500)},
+			// state/type, admin-status and oper-status are mandatory
+			// (openconfig-interfaces.yang).
+			seedLeaf{b + "/state/type", "iana-if-type:ethernetCsmacd"},
+			seedLeaf{b + "/state/admin-status", "UP"}, seedLeaf{b + "/state/oper-status", "UP"},
 			seedLeaf{b + "/ethernet/state/counters/in-mac-pause-frames", "0"},
 			seedLeaf{b + "/ethernet/state/counters/out-mac-pause-frames", "0"},
 		)
