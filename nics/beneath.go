@@ -159,6 +159,32 @@ func (s *System) readBeneath(p string) ([]byte, fs.FileMode, error) {
 	return b, st.Mode().Perm(), nil
 }
 
+// readAttrBeneath reads a small kernel attribute (configfs, module
+// parameter) beneath the root without following symlinks, trimmed. These
+// trees have no symlinks on a real host; one planted in a lab tree is an
+// error, never a way to read another file into a response.
+func (s *System) readAttrBeneath(p string) (string, error) {
+	f, err := s.openBeneath(p, unix.O_RDONLY, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// shortQuote quotes at most the first 32 bytes of v, for error messages
+// about unexpected attribute content.
+func shortQuote(v string) string {
+	if len(v) > 32 {
+		return fmt.Sprintf("%q...", v[:32])
+	}
+	return fmt.Sprintf("%q", v)
+}
+
 // existsBeneath reports whether p exists (without following a symlink:
 // a symlink is an error, not "exists").
 func (s *System) existsBeneath(p string) (bool, error) {

@@ -1,9 +1,11 @@
 package nics
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -72,5 +74,45 @@ func TestOpenBeneathRefusesSymlinksAndEscapes(t *testing.T) {
 	}
 	if _, err := s.openBeneath("/../outside/f", unix.O_RDONLY, 0); err == nil {
 		t.Error("an unclean path was opened")
+	}
+}
+
+// A symlink planted in a lab tree's configfs never brings another file's
+// content into a read: it is refused, naming the symlink.
+func TestConfigfsSymlinkRefused(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	if err := SeedLab(root, LabSpec{EmulatedLinks: true, NICs: []LabNIC{{Netdev: "sc0", RDMADevice: "mlx5_0"}}}); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(base, "secret")
+	if err := os.WriteFile(secret, []byte("SECRET-MARKER\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := filepath.Join(root, "sys/kernel/config/rdma_cm/mlx5_0/ports/1")
+	if err := os.MkdirAll(port, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(port, "default_roce_mode"), []byte("RoCE v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(filepath.Join(port, "default_roce_tos")) // seeded by the lab
+	if err := os.Symlink(secret, filepath.Join(port, "default_roce_tos")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &HostState{RDMACM: []RDMACMState{{Device: "mlx5_0", Netdev: "sc0", Port: 1, Method: RDMACMConfigfs, ToS: 106, Mode: "RoCE v2", Prec2SL: -1}}}
+	_, err = s.Read(context.Background(), d)
+	if !errors.Is(err, ErrSymlink) || strings.Contains(err.Error(), "SECRET-MARKER") {
+		t.Fatalf("read through a configfs symlink: %v", err)
+	}
+	if _, err := s.Apply(context.Background(), d, ApplyOptions{}); err == nil {
+		t.Fatal("apply through a configfs symlink succeeded")
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "SECRET-MARKER\n" {
+		t.Errorf("the file behind the symlink changed: %q", b)
 	}
 }

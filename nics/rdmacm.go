@@ -122,13 +122,13 @@ func (s *System) readRDMACM(ctx context.Context, want RDMACMState) (RDMACMState,
 	cur := RDMACMState{Device: want.Device, Netdev: want.Netdev, Port: want.Port, Method: want.Method, ToS: -1, Prec2SL: -1}
 	switch want.Method {
 	case RDMACMDefPrec2SL:
-		v, err := s.readTrim(defPrec2SLSys)
+		v, err := s.readAttrBeneath(defPrec2SLSys)
 		if err != nil {
 			return cur, fmt.Errorf("rdma_cm def_prec2sl: %w", err)
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return cur, fmt.Errorf("rdma_cm def_prec2sl: %s holds %q, not a number", s.Path(defPrec2SLSys), v)
+			return cur, fmt.Errorf("rdma_cm def_prec2sl: %s holds %s, not a number", s.Path(defPrec2SLSys), shortQuote(v))
 		}
 		cur.Prec2SL = n
 	case RDMACMConfigfs:
@@ -136,18 +136,21 @@ func (s *System) readRDMACM(ctx context.Context, want RDMACMState) (RDMACMState,
 			return cur, err
 		}
 		dir := configfsPortDir(want.Device, want.Port)
-		v, err := s.readTrim(path.Join(dir, "default_roce_tos"))
+		v, err := s.readAttrBeneath(path.Join(dir, "default_roce_tos"))
 		if err != nil {
 			return cur, fmt.Errorf("rdma_cm %s port %d: %w", want.Device, want.Port, err)
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return cur, fmt.Errorf("rdma_cm %s: default_roce_tos holds %q, not a number", want.Device, v)
+			return cur, fmt.Errorf("rdma_cm %s: default_roce_tos holds %s, not a number", want.Device, shortQuote(v))
 		}
 		cur.ToS = n
-		m, err := s.readTrim(path.Join(dir, "default_roce_mode"))
+		m, err := s.readAttrBeneath(path.Join(dir, "default_roce_mode"))
 		if err != nil {
 			return cur, fmt.Errorf("rdma_cm %s port %d: %w", want.Device, want.Port, err)
+		}
+		if m != gidTypeV2 && m != gidTypeV1 {
+			return cur, fmt.Errorf("rdma_cm %s: default_roce_mode holds %s, not %q or %q", want.Device, shortQuote(m), gidTypeV1, gidTypeV2)
 		}
 		cur.Mode = m
 	default:
