@@ -26,9 +26,10 @@ func BenchmarkLoadFleet(b *testing.B) {
 
 // BenchmarkLoad1MLocals validates a policy with 1,000,000 local values,
 // each referring to the one before (a chain as long as the policy): the
-// locals are resolved in dependency order, so this is linear and runs in
-// seconds, where evaluating them round by round was quadratic (8,000
-// locals took 6 s).
+// locals are resolved in dependency order, so the work is linear (about
+// 40 s of CPU, a third of it HCL's lexer, and 4.5 GB of memory), where
+// evaluating them round by round was quadratic (8,000 locals took 6 s, so
+// 1,000,000 would take about a day).
 func BenchmarkLoad1MLocals(b *testing.B) {
 	benchLocals(b, 1_000_000)
 }
