@@ -37,77 +37,93 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
 		return cty.EmptyObjectVal
 	}
 	sort.Strings(order)
+	index := make(map[string]int32, len(order))
+	for i, n := range order {
+		index[n] = int32(i)
+	}
 
-	// deps[n]: the locals n refers to; whole: n refers to the bare local
-	// object; users[d]: the locals that refer to d.
-	deps := make(map[string][]string, len(order))
-	whole := map[string]bool{}
-	users := make(map[string][]string, len(order))
-	indeg := make(map[string]int, len(order))
-	for _, n := range order {
-		seen := map[string]bool{}
+	// deps[i]: the locals order[i] refers to; whole[i]: it refers to the
+	// bare local object; users[d]: the locals that refer to order[d].
+	// Slices indexed by position keep this linear with few allocations.
+	deps := make([][]int32, len(order))
+	users := make([][]int32, len(order))
+	indeg := make([]int32, len(order))
+	whole := make([]bool, len(order))
+	lastUser := make([]int32, len(order)) // i+1 once order[i] listed d
+	for i, n := range order {
 		for _, t := range pending[n].Expr.Variables() {
 			if t.RootName() != "local" {
 				continue
 			}
 			if len(t) < 2 {
-				whole[n] = true
+				whole[i] = true
 				continue
 			}
 			a, ok := t[1].(hcl.TraverseAttr)
-			if !ok || seen[a.Name] {
+			if !ok {
 				continue
 			}
-			if _, declared := pending[a.Name]; !declared {
-				continue // reported as an unknown attribute when evaluated
+			d, declared := index[a.Name]
+			if !declared || lastUser[d] == int32(i)+1 {
+				continue // an unknown local is reported when evaluated
 			}
-			seen[a.Name] = true
-			deps[n] = append(deps[n], a.Name)
-			users[a.Name] = append(users[a.Name], n)
-			indeg[n]++
+			lastUser[d] = int32(i) + 1
+			deps[i] = append(deps[i], d)
+			users[d] = append(users[d], int32(i))
+			indeg[i]++
 		}
 	}
 
-	done := make(map[string]cty.Value, len(order))
-	queue := make([]string, 0, len(order))
-	for _, n := range order {
-		if indeg[n] == 0 {
-			queue = append(queue, n)
+	vals := make([]cty.Value, len(order))
+	evaluated := make([]bool, len(order))
+	queue := make([]int32, 0, len(order))
+	for i := range order {
+		if indeg[i] == 0 {
+			queue = append(queue, int32(i))
 		}
 	}
-	for i := 0; i < len(queue); i++ {
-		if i%1024 == 0 && l.interrupted() {
+	// One scope, reused: locals are evaluated one at a time, each seeing
+	// only the locals it refers to.
+	ctx := l.evalContext(vars, cty.EmptyObjectVal)
+	for qi := 0; qi < len(queue); qi++ {
+		if qi%1024 == 0 && l.interrupted() {
 			return cty.DynamicVal
 		}
-		n := queue[i]
-		scope := make(map[string]cty.Value, len(deps[n]))
-		for _, d := range deps[n] {
-			scope[d] = done[d]
+		i := queue[qi]
+		scope := make(map[string]cty.Value, len(deps[i]))
+		for _, d := range deps[i] {
+			scope[order[d]] = vals[d]
 		}
-		if whole[n] {
-			for k, v := range done {
-				scope[k] = v
+		if whole[i] {
+			for j, ok := range evaluated {
+				if ok {
+					scope[order[j]] = vals[j]
+				}
 			}
 		}
-		v, diags := pending[n].Expr.Value(l.evalContext(vars, cty.ObjectVal(scope)))
+		ctx.Variables["local"] = cty.ObjectVal(scope)
+		v, diags := pending[order[i]].Expr.Value(ctx)
 		l.diags = append(l.diags, diags...)
 		if diags.HasErrors() {
 			v = cty.DynamicVal
 		}
-		done[n] = v
-		for _, u := range users[n] {
+		vals[i], evaluated[i] = v, true
+		for _, u := range users[i] {
 			if indeg[u]--; indeg[u] == 0 {
 				queue = append(queue, u)
 			}
 		}
 	}
-	if len(done) < len(order) {
-		var cyc []string
-		for _, n := range order {
-			if _, ok := done[n]; !ok {
-				cyc = append(cyc, n)
-			}
+	done := make(map[string]cty.Value, len(order))
+	var cyc []string
+	for i, n := range order {
+		if evaluated[i] {
+			done[n] = vals[i]
+		} else {
+			cyc = append(cyc, n)
 		}
+	}
+	if len(cyc) > 0 {
 		through := cyc
 		if len(through) > 10 {
 			through = append(append([]string(nil), cyc[:10]...), fmt.Sprintf("... (%d more)", len(cyc)-10))
