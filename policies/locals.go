@@ -103,6 +103,16 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
 		}
 		ctx.Variables["local"] = cty.ObjectVal(scope)
 		v, diags := pending[order[i]].Expr.Value(ctx)
+		if len(diags) > 0 {
+			// The shared scope changes with the next local; a diagnostic
+			// keeps its own copy for the "with local.x as ..." context.
+			own := l.evalContext(vars, ctx.Variables["local"])
+			for _, d := range diags {
+				if d.EvalContext == ctx {
+					d.EvalContext = own
+				}
+			}
+		}
 		l.diags = append(l.diags, diags...)
 		if diags.HasErrors() {
 			v = cty.DynamicVal
