@@ -46,8 +46,11 @@ const (
 )
 
 // ErrInterrupted is wrapped when a host has an unfinished transaction: an
-// earlier apply was killed before it reached an outcome.
-var ErrInterrupted = errors.New("an earlier roce apply on this host did not finish")
+// earlier apply was killed before it reached an outcome. It wraps
+// plan.ErrInterrupted, so the engine and the CLIs treat a host that says
+// so itself like a target their journal knows was interrupted — also when
+// the apply ran from another checkout whose journal this one lacks.
+var ErrInterrupted = fmt.Errorf("%w on this host (its agent's own transaction record says so)", plan.ErrInterrupted)
 
 // ErrBusy is wrapped when another agent holds the host's transaction lock.
 var ErrBusy = errors.New("another roce-agent is applying or recovering on this host")

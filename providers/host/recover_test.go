@@ -185,3 +185,14 @@ func TestInterruptedHostIsReportedRefusedAndRecovered(t *testing.T) {
 		})
 	}
 }
+
+// The host's own word counts as an interruption for the engine too: the
+// error wraps plan.ErrInterrupted, whichever journal ran the apply.
+func TestInterruptedHostErrorIsTheEnginesInterruption(t *testing.T) {
+	target, _, tp := countedInProcess(t)
+	interruptApply(t, target.h.Root, tp, 1)
+	_, err := target.Plan(context.Background())
+	if !errors.Is(err, plan.ErrInterrupted) || !errors.Is(err, nics.ErrInterrupted) {
+		t.Fatalf("plan: %v", err)
+	}
+}
