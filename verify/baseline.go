@@ -28,6 +28,9 @@ type BaselineResult struct {
 	Server  string  `json:"server"`
 	Client  string  `json:"client"`
 	AvgGbps float64 `json:"avg_gbps"`
+	// Emulated: the result came from the lab's emulated RDMA device, so
+	// it is only compared with emulated results (and the other way round).
+	Emulated bool `json:"emulated,omitempty"`
 }
 
 // NewBaseline records the passing probes and the versions of a report.
@@ -39,7 +42,7 @@ func NewBaseline(r *Report) *Baseline {
 	}
 	for _, p := range r.Probes {
 		if p.Status == StatusPass {
-			b.Results = append(b.Results, BaselineResult{Class: p.Class, Server: p.Server, Client: p.Client, AvgGbps: p.AvgGbps})
+			b.Results = append(b.Results, BaselineResult{Class: p.Class, Server: p.Server, Client: p.Client, AvgGbps: p.AvgGbps, Emulated: p.Emulated != nil})
 		}
 	}
 	return b
@@ -92,20 +95,23 @@ func DecodeBaseline(name string, data []byte) (*Baseline, error) {
 func Compare(r *Report, b *Baseline, tolerancePercent float64) []Check {
 	var out []Check
 	type key struct{ class, a, c string }
-	base := map[key]float64{}
+	base := map[key]BaselineResult{}
 	for _, br := range b.Results {
-		base[key{br.Class, br.Server, br.Client}] = br.AvgGbps
+		base[key{br.Class, br.Server, br.Client}] = br
 	}
 	for _, p := range r.Probes {
-		want, ok := base[key{p.Class, p.Server, p.Client}]
+		br, ok := base[key{p.Class, p.Server, p.Client}]
 		if !ok {
 			// The same two hosts with roles swapped measure the same path.
-			want, ok = base[key{p.Class, p.Client, p.Server}]
+			br, ok = base[key{p.Class, p.Client, p.Server}]
 		}
+		want := br.AvgGbps
 		c := Check{Name: CheckBaseline, Device: p.Server + "," + p.Client, Class: p.Class}
 		switch {
 		case !ok:
 			c.Status, c.Message = StatusSkip, "no baseline result for this pair"
+		case br.Emulated != (p.Emulated != nil):
+			c.Status, c.Message = StatusSkip, "the baseline and this run differ in kind (one emulated in the lab, one measured): not compared"
 		case p.Status != StatusPass && p.AvgGbps == 0:
 			c.Status, c.Message = StatusSkip, fmt.Sprintf("probe produced no bandwidth (baseline %s)", gbps(want))
 		default:

@@ -245,3 +245,38 @@ func TestEmulatedLabelInEveryFormat(t *testing.T) {
 		t.Errorf("emulated JSON report does not match the schema:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestEmulatedBaselineComparesOnlyEmulated: a baseline recorded on the lab's
+// emulated device marks its results, and a measured run is not compared
+// with them (nor the other way round).
+func TestEmulatedBaselineComparesOnlyEmulated(t *testing.T) {
+	s := labSetup(t, "a", "b")
+	rep, err := Run(context.Background(), s.fabric, fastOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBaseline(rep)
+	if len(b.Results) != 1 || !b.Results[0].Emulated {
+		t.Fatalf("baseline %+v, want one emulated result", b.Results)
+	}
+	emulated := findCheckIn(Compare(rep, b, 10), CheckBaseline)
+	if emulated == nil || emulated.Status != StatusPass {
+		t.Errorf("emulated vs emulated baseline: %+v, want a pass", emulated)
+	}
+	measured := *rep
+	measured.Probes = append([]Probe(nil), rep.Probes...)
+	measured.Probes[0].Emulated = nil
+	c := findCheckIn(Compare(&measured, b, 10), CheckBaseline)
+	if c == nil || c.Status != StatusSkip || !strings.Contains(c.Message, "emulated") {
+		t.Errorf("measured run vs emulated baseline: %+v, want skipped, saying why", c)
+	}
+}
+
+func findCheckIn(cs []Check, name string) *Check {
+	for i := range cs {
+		if cs[i].Name == name {
+			return &cs[i]
+		}
+	}
+	return nil
+}
