@@ -464,6 +464,8 @@ func TestHostileNames(t *testing.T) {
 		{"sonic nonexistent", gnmi("sonic", `"eth0"`), `is not a gnmi/sonic port name`, "main.hcl:5:3"},
 		{"openconfig 5000 chars", gnmi("srlinux", `"`+long+`"`), `longer than 64`, "main.hcl:5:3"},
 		{"openconfig path injection", gnmi("sonic", `"Ethernet0]/config[x=y"`), `wildcard`, "main.hcl:5:3"},
+		{"nexus command injection", "switch \"n\" {\n  platform = \"nexus5000\"\n  address = \"192.0.2.1\"\n  credentials = \"c\"\n  interfaces = [\"Ethernet1/1 ; reload\"]\n}\n" + losslessCoS4 + tailCreds, "is not an NX-OS Ethernet interface", "main.hcl:5:3"},
+		{"nexus newline", "switch \"n\" {\n  platform = \"nexus5000\"\n  address = \"192.0.2.1\"\n  credentials = \"c\"\n  interfaces = [\"Ethernet1/1\\nreload\"]\n}\n" + losslessCoS4 + tailCreds, "control character", "main.hcl:5:3"},
 		{"host name with a newline", "host \"h\" {\n  for_each = toset([\"ok\\nswitch.x\"])\n  local = true\n  nic \"eth0\" {\n    vlan = 10\n  }\n}\n" + losslessCoS4, "Invalid host name", "main.hcl:1:1"},
 		{"netdev escaping sysfs", "host \"h\" {\n  local = true\n  nic \"../../etc\" {\n    vlan = 10\n  }\n}\n" + losslessCoS4, "holds '/', ':'", "main.hcl:3:3"},
 		{"VLAN device too long", "host \"h\" {\n  local = true\n  nic \"ens1f0np0abc\" {\n    vlan = 1000\n  }\n}\n" + losslessCoS4, "VLAN device name too long", "main.hcl:4:5"},
