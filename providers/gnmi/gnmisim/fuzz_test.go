@@ -26,6 +26,10 @@ func FuzzSetRequest(f *testing.F) {
 		{0, 2, "/qos", ``},
 		{0, 0, "/qos/classifiers/classifier", `[{"name":"x"}]`},
 		{1, 0, "/a[b=c\\]]/d", `null`},
+		{1, 0, "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`},
+		{3, 0, "/qos/interfaces/interface[interface-id=ethernet-1/1.0]", `{"interface-id":"ethernet-1/1.0","interface-ref":{"interface":"ethernet-1/1","subinterface":0}}`},
+		{3, 0, "/qos/pfc-mapping-profile[name=P]", `{"name":"P","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3","pfc-pause-frame-priority":3,"enable-pfc":true}]}}`},
+		{0, 0, "/qos/scheduler-policies/scheduler-policy[name=S]", `{"name":"S","schedulers":{"scheduler":[{"sequence":1,"config":{"sequence":1,"type":"openconfig-qos-types:ONE_RATE_TWO_COLOR"}}]}}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.profile, s.op, s.path, s.val)
