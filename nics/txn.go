@@ -129,7 +129,7 @@ func (t *TxnSummary) String() string {
 	if t.InProgress {
 		b.WriteString("; wait for it to finish")
 	} else {
-		fmt.Fprintf(&b, "; the record is %s: run roce-apply -recover (agent op \"recover\") to restore the host or confirm the apply, then plan again", TxnRecordPath)
+		fmt.Fprintf(&b, "; the record is %s: run roce-apply -recover to restore the host or confirm the apply, then plan again (if the apply ran from another checkout whose journal is not here, run on the host: echo '{\"version\":1,\"op\":\"recover\"}' | roce-agent --root /)", TxnRecordPath)
 	}
 	return b.String()
 }
