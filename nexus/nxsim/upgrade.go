@@ -88,7 +88,7 @@ func parseRelease(kind, v string) ([]int, error) {
 	if kind == "nexus5000" {
 		re, example = n5kRelease, "7.3(0)N1(1)"
 	}
-	m := re.FindStringSubmatch(strings.TrimSpace(v))
+	m := re.FindStringSubmatch(v) // exactly as typed: the version lands in show version
 	if m == nil {
 		return nil, fmt.Errorf("%q is not a %s release (want e.g. %s)", v, kind, example)
 	}

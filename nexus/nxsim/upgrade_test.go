@@ -150,3 +150,29 @@ func TestUpgrade5000(t *testing.T) {
 		t.Errorf("show version: %+v", v)
 	}
 }
+
+// FuzzUpgradeVersion: any version string a user types is either refused or
+// installed as typed, and never panics or leaves the switch half-upgraded.
+func FuzzUpgradeVersion(f *testing.F) {
+	for _, s := range []string{"5.1(5)", "6.2(14)", "7.3(8)N1(1)", "", "5.1(", "99999999999999999999.1(1)", "5.1(5)\n"} {
+		f.Add("nexus7000", s)
+		f.Add("nexus5000", s)
+	}
+	f.Fuzz(func(t *testing.T, platform, version string) {
+		if platform != "nexus5000" {
+			platform = "nexus7000"
+		}
+		sw, err := New(Options{Platform: platform, Version: map[string]string{"nexus7000": "5.1(3)", "nexus5000": "7.1(4)N1(1)"}[platform]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := sw.Version()
+		res, err := sw.Upgrade(version)
+		switch {
+		case err != nil && sw.Version() != old:
+			t.Fatalf("refused %q but the version moved to %q", version, sw.Version())
+		case err == nil && (sw.Version() != version || res.To != version):
+			t.Fatalf("installed %q as %q (%+v)", version, sw.Version(), res)
+		}
+	})
+}
