@@ -44,11 +44,23 @@ func model(name, org, version string) *gpb.ModelData {
 	return &gpb.ModelData{Name: name, Organization: org, Version: version}
 }
 
+// ocModels are the models an openconfig target advertises, at the
+// versions pinned in the gnmi provider's testdata/yang/openconfig.
 var ocModels = []*gpb.ModelData{
-	model("openconfig-interfaces", "OpenConfig working group", "3.8.0"),
-	model("openconfig-if-ethernet", "OpenConfig working group", "2.14.0"),
+	model("openconfig-interfaces", "OpenConfig working group", "3.8.1"),
+	model("openconfig-if-ethernet", "OpenConfig working group", "2.18.0"),
 	model("openconfig-qos", "OpenConfig working group", "2.2.0"),
 	model("openconfig-system", "OpenConfig working group", "2.3.0"),
+}
+
+// aristaModels are EOS-4.36.1F's (testdata/yang/arista): Arista ships its
+// own, older openconfig-qos.
+var aristaModels = []*gpb.ModelData{
+	model("openconfig-interfaces", "OpenConfig working group", "3.8.1"),
+	model("openconfig-if-ethernet", "OpenConfig working group", "2.16.0"),
+	model("openconfig-qos", "OpenConfig working group", "2.0.1"),
+	model("openconfig-system", "OpenConfig working group", "2.3.0"),
+	model("arista-qos-augments", "Arista Networks, Inc.", "0.0.4"),
 }
 
 func newProfile(name, nativeOrigin string) (*profile, error) {
@@ -56,13 +68,15 @@ func newProfile(name, nativeOrigin string) (*profile, error) {
 	case "openconfig", "arista":
 		p := &profile{name: name, origin: originOpenConfig, accepts: map[string]bool{"": true, originOpenConfig: true}}
 		p.models = append(p.models, ocModels...)
+		if name == "arista" {
+			p.models = append([]*gpb.ModelData(nil), aristaModels...)
+		}
 		mods := &modules{
 			roots:    map[string]string{"interfaces": "openconfig-interfaces", "qos": "openconfig-qos", "system": "openconfig-system"},
 			augments: map[string]string{"interfaces/interface/ethernet": "openconfig-if-ethernet"},
 		}
 		if name == "arista" {
 			p.cfg = newSchema(aristaNodes())
-			p.models = append(p.models, model("arista-qos-augments", "Arista Networks, Inc.", "0.0.4"))
 			for _, a := range []string{"qos/interfaces/interface/output/pfc", "qos/pfc", "qos/queues/queue/ecn",
 				"qos/queues/queue/config/scheduling", "qos/queues/queue/config/bandwidth"} {
 				mods.augments[a] = "arista-qos-augments"
