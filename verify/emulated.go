@@ -95,13 +95,7 @@ func (r *runner) emulate(p Pair) bool {
 // fabric would show are added to the lab hosts' emulated RDMA counters, so
 // the round's counter checks see them.
 func (r *runner) runEmulated(ctx context.Context, class *policies.Lossless, p Pair, port int, snaps map[string]*telemetry.Device) (pr Probe) {
-	pr = Probe{
-		Class: class.Name, Round: p.Round,
-		Server: p.Server.Addr(), Client: p.Client.Addr(),
-		ServerNIC: p.Server.NIC.Netdev, ClientNIC: p.Client.NIC.Netdev,
-		ServerSwitch: p.Server.Switch, ClientSwitch: p.Client.Switch,
-		TCPPort: port,
-	}
+	pr = probeFor(class, p, port)
 	start := time.Now()
 	defer func() { pr.Seconds = roundSeconds(time.Since(start)) }()
 	for _, e := range []Endpoint{p.Server, p.Client} {
@@ -330,4 +324,15 @@ func addEmulatedCounters(p Pair, res PathModelResult) error {
 		return err
 	}
 	return add(p.Client, map[string]uint64{"hw_counters/packet_seq_err": res.NAKs, "hw_counters/local_ack_timeout_err": res.Timeouts})
+}
+
+// probeFor is a pair's probe before it runs: who, where, on which port.
+func probeFor(class *policies.Lossless, p Pair, port int) Probe {
+	return Probe{
+		Class: class.Name, Round: p.Round,
+		Server: p.Server.Addr(), Client: p.Client.Addr(),
+		ServerNIC: p.Server.NIC.Netdev, ClientNIC: p.Client.NIC.Netdev,
+		ServerSwitch: p.Server.Switch, ClientSwitch: p.Client.Switch,
+		TCPPort: port,
+	}
 }

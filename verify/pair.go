@@ -28,13 +28,7 @@ type sideResult struct {
 // left waiting. snaps holds the round's "before" telemetry, for link rate
 // and MTU.
 func (r *runner) runPair(ctx context.Context, class *policies.Lossless, p Pair, port int, snaps map[string]*telemetry.Device) (pr Probe) {
-	pr = Probe{
-		Class: class.Name, Round: p.Round,
-		Server: p.Server.Addr(), Client: p.Client.Addr(),
-		ServerNIC: p.Server.NIC.Netdev, ClientNIC: p.Client.NIC.Netdev,
-		ServerSwitch: p.Server.Switch, ClientSwitch: p.Client.Switch,
-		TCPPort: port,
-	}
+	pr = probeFor(class, p, port)
 	start := time.Now()
 	defer func() { pr.Seconds = roundSeconds(time.Since(start)) }()
 
