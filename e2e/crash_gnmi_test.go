@@ -93,7 +93,7 @@ func TestCrashMatrixGNMI(t *testing.T) {
 				{"before the Set", func(start time.Time) bool { return time.Since(start) >= lat }},
 				{"while the commit is pending", func(time.Time) bool { return sim.CommitPending() }},
 			}
-			for k := 0; k < 3; k++ {
+			for k := 0; k < 2; k++ {
 				d := time.Duration(rng.Int64N(int64(took)))
 				points = append(points, point{"at " + d.Round(time.Millisecond).String(), func(start time.Time) bool { return time.Since(start) >= d }})
 			}
