@@ -20,7 +20,7 @@ const (
 	// /sonic-db:CONFIG_DB/localhost/...).
 	DefaultSONiCOrigin = "sonic-db"
 	// DefaultSRLinuxOrigin is the origin the srlinux profile accepts for its
-	// native qos paths; UNCONFIRMED (reference/gnmi.md §2.4), "" here.
+	// native qos paths: "" here (SR Linux documents none for them).
 	DefaultSRLinuxOrigin = ""
 )
 

@@ -2,8 +2,9 @@ package gnmisim
 
 import "strings"
 
-// The OpenConfig leaves modelled, checked against openconfig/public
-// (reference/yang/public, openconfig-qos 2.2.0) by TestSchemaLeavesExistInYANG.
+// The OpenConfig leaves modelled, held to openconfig/public (openconfig-qos
+// 2.2.0, vendored in the gnmi provider's testdata/yang) by the gnmi
+// package's yanglint tests.
 // Each list entry carries its key twice, as in OpenConfig: at the entry
 // ("name") and under config ("config/name").
 

@@ -10,7 +10,7 @@ import (
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
 )
 
-// ocProfile renders upstream OpenConfig QoS (reference/gnmi.md §1) and, for
+// ocProfile renders upstream OpenConfig QoS (openconfig-qos) and, for
 // arista, the arista-qos-augments leaves (§2.1).
 type ocProfile struct {
 	arista bool
@@ -287,8 +287,8 @@ func (p *ocProfile) term(c *policies.Lossless) (map[string]any, string, error) {
 		}
 	case policies.MatchCoS:
 		if p.arista {
-			// OpenConfig terms have no 802.1p condition (reference/gnmi.md
-			// §0.3); EOS maps CoS to traffic class by its default trust map,
+			// OpenConfig terms have no 802.1p condition; EOS maps CoS to
+			// traffic class by its default trust map,
 			// so the no-drop bitmap on the priority is all that is needed.
 			return nil, fmt.Sprintf("class %s: classified by the switch's default CoS-to-traffic-class map (OpenConfig has no 802.1p match)", c.Name), nil
 		}

@@ -3,7 +3,7 @@
 // plus arista-qos-augments), sonic (CONFIG_DB) and srlinux (native qos). It is
 // pure code: no network, so every rendering is checked by golden files.
 //
-// Facts the reference marks UNCONFIRMED are fields of Settings with the
+// Facts not confirmed on devices are fields of Settings with the
 // default documented, not constants buried in a renderer.
 package profiles
 
@@ -23,18 +23,19 @@ import (
 const Prefix = "ROCE-"
 
 // Settings are the per-profile choices that are not confirmed facts
-// (reference/gnmi.md "Gaps / UNCONFIRMED"). The zero value means defaults.
+// (docs/gnmi-profiles.md, per-switch settings). The zero value means
+// defaults.
 type Settings struct {
 	// AristaNoDropBitOrder is how priorities map to bits of Arista's
 	// priorities-no-drop hex bitmap: "lsb0" (bit n = priority n, so
 	// priority 3 is "08"; the default) or "msb0" (bit 7-n, priority 3 is
-	// "10"). UNCONFIRMED (reference/gnmi.md §2.1).
+	// "10"). Unconfirmed: the augment does not say.
 	AristaNoDropBitOrder string
 	// SONiCOrigin is the origin of CONFIG_DB paths: "sonic-db" (default,
 	// what sonic-gnmi serves) or "sonic_db" for a target that spells it so.
 	SONiCOrigin string
 	// SRLinuxOrigin is the origin of SR Linux native paths; "" (default)
-	// sends no origin. UNCONFIRMED (§2.4).
+	// sends no origin. Unconfirmed: SR Linux documents no origin for them.
 	SRLinuxOrigin string
 }
 
