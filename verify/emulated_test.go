@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocefabric/roce/internal/jsonschema"
+	"github.com/rocefabric/roce/internal/testenv"
 	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/nics/perftest"
 	"github.com/rocefabric/roce/telemetry"
@@ -236,6 +238,18 @@ func TestEmulatedLabelInEveryFormat(t *testing.T) {
 	}
 	if !doc.Emulated || len(doc.Probes) != 1 || doc.Probes[0].Emulated == nil || doc.Probes[0].Emulated.Label != EmulatedLabel {
 		t.Errorf("JSON does not mark the probe emulated: %s", b.String())
+	}
+	var junit bytes.Buffer
+	if err := RenderJUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	xmllint := testenv.Tool(t, "xmllint", "apt-get install libxml2-utils")
+	path := filepath.Join(t.TempDir(), "emulated.xml")
+	if err := os.WriteFile(path, junit.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit.xsd", path).CombinedOutput(); err != nil {
+		t.Errorf("emulated JUnit report: xmllint --schema: %v\n%s", err, out)
 	}
 	schema, err := jsonschema.Load("testdata/report.schema.json")
 	if err != nil {
