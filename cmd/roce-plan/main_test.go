@@ -48,7 +48,8 @@ credentials "sw" {
 		{"valid example", []string{"validate", "../../examples/cos"}, 0,
 			[]string{"is valid", "lossless class"}, nil, nil},
 		{"errors print HCL diagnostics with source and caret", []string{"validate", bad}, 1, nil,
-			[]string{"Error: ", "fabric.hcl line 8", `password = "hunter2"`, "^", "password_env"}, nil},
+			// The snippet shows the line with the value masked, never the password.
+			[]string{"Error: ", "fabric.hcl line 8", `password = *********`, "^", "password_env"}, []string{"hunter2"}},
 		{"too many directories", []string{"validate", "a", "b"}, 1, nil, []string{"at most one policy directory"}, nil},
 		{"missing directory", []string{"validate", filepath.Join(bad, "nope")}, 1, nil, []string{"nope"}, nil},
 	}
@@ -66,6 +67,11 @@ credentials "sw" {
 			for _, w := range tc.stderr {
 				if !strings.Contains(errs, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			for _, w := range tc.noStderr {
+				if strings.Contains(errs, w) {
+					t.Errorf("stderr shows %q:\n%s", w, errs)
 				}
 			}
 		})
