@@ -7,7 +7,7 @@ import "strings"
 // Render reads their classes when one is attached under system qos.
 
 // builtinClassMaps are the class-maps every policy type may name.
-// class-fcoe is the Nexus 5000 FCoE system class (qos-group 1, reference §1.1).
+// class-fcoe is the Nexus 5000 FCoE system class (qos-group 1, docs/nxos.md).
 func builtinClassMap(p Platform, typ, name string) bool {
 	if name == "class-default" {
 		return true
@@ -16,10 +16,10 @@ func builtinClassMap(p Platform, typ, name string) bool {
 }
 
 // n5kBuiltinPolicies are the Nexus 5000 system-defined policy-maps that
-// `system qos` may reference (reference §1.3 "default QoS configuration").
+// `system qos` may reference (docs/nxos.md "default QoS configuration").
 // Their exact contents are not printed by the switch without `all`; these are
 // the well-known FCoE defaults (class-fcoe no-drop on qos-group 1, MTU 2158,
-// 50/50 bandwidth) — UNCONFIRMED in detail, reference §1.3/§4.
+// 50/50 bandwidth) — UNCONFIRMED in detail, docs/nxos.md.
 const n5kBuiltinPolicies = `policy-map type qos default-in-policy
   class class-default
     set qos-group 0

@@ -8,8 +8,8 @@
 // parsers/formatters for the show outputs the providers read.
 //
 // Everything here is pure: no I/O, no network. Facts come from
-// /work/shared/reference/nxos.md (cited as "reference §x.y"); facts the
-// reference marks UNCONFIRMED are named per-platform settings (see
+// docs/nxos.md (with their public sources); facts it marks UNCONFIRMED are
+// named per-platform settings (see
 // platforms.Capabilities and templates.go) so they can be changed in one place.
 //
 // Ownership: objects whose name starts with the intent's prefix ("ROCE-" by
@@ -38,12 +38,12 @@ package nexus
 //   - Objects must exist before they are referenced (ACL → class-map →
 //     policy-map → service-policy) and cannot be deleted while referenced.
 //   - PFC `mode on` and link-level `flowcontrol ... on` are refused together
-//     on one port (reference §1.5); PFC is refused on M-series ports.
+//     on one port (docs/nxos.md); PFC is refused on M-series ports.
 //   - `pause no-drop` on class-default is refused unless
-//     Caps.ClassDefaultNoDrop (UNCONFIRMED, reference §1.1); queue-limit on
-//     a no-drop class is refused (reference §1.2).
+//     Caps.ClassDefaultNoDrop (UNCONFIRMED, docs/nxos.md); queue-limit on
+//     a no-drop class is refused (docs/nxos.md).
 //   - Nexus 7000 network-qos exists only as `qos copy` of a template; only
-//     the template's classes can be edited (reference §2.4, UNCONFIRMED).
+//     the template's classes can be edited (docs/nxos.md, UNCONFIRMED).
 //   - A queuing policy whose bandwidth adds up to more than 100 % cannot be
 //     attached. Editing an attached policy in place is allowed.
 //   - A refused line changes neither the configuration nor the mode.

@@ -196,7 +196,7 @@ func parseIPRule(t []tok) error {
 }
 
 // parseMACRule validates "permit|deny src dst [0xETYPE]" with src/dst "any"
-// or "MAC MASK" (reference §1.4: the MAC-ACL form is UNCONFIRMED on
+// or "MAC MASK" (docs/nxos.md: the MAC-ACL form is UNCONFIRMED on
 // N5K/N7K; the simulator accepts it so the capability can be exercised).
 func parseMACRule(t []tok) error {
 	i := 1

@@ -359,7 +359,7 @@ func (e *Editor) cmdPolicyMap(t []tok, neg bool) error {
 			return cliErrorf(fmt.Sprintf("ERROR: policy-map %s is system-defined and cannot be modified", name))
 		}
 		if typ == TypeNetworkQoS && e.p.Is7000() {
-			// reference §2.4: network-qos is only ever a copy of a template.
+			// docs/nxos.md: network-qos is only ever a copy of a template.
 			return cliErrorf(fmt.Sprintf("ERROR: network-qos policy-map %s does not exist; on this platform network-qos policies are created only with 'qos copy policy-map type network-qos <template> prefix <prefix>'", name))
 		}
 		existing = &Object{Kind: KindPolicyMap, Type: typ, Name: name}

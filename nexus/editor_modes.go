@@ -270,7 +270,7 @@ func (e *Editor) policyClassMode(t []tok) error {
 			line += " pfc-cos " + t[3].s
 		}
 		if c.Name == "class-default" && !e.p.Caps.ClassDefaultNoDrop {
-			// UNCONFIRMED (reference §1.1, §1.6): modelled as refused.
+			// UNCONFIRMED (docs/nxos.md): modelled as refused.
 			return cliErrorf("ERROR: class-default cannot be configured as no-drop on this platform")
 		}
 		if hasKey(c.Actions, "queue-limit") {
@@ -314,7 +314,7 @@ func (e *Editor) policyClassMode(t []tok) error {
 			}
 		}
 		if e.obj.Type == TypeNetworkQoS && hasKey(c.Actions, "pause") {
-			// reference §1.2: queue-limit "not configurable for no-drop system classes"
+			// docs/nxos.md: queue-limit "not configurable for no-drop system classes"
 			return cliErrorf("ERROR: queue-limit is not configurable for no-drop classes")
 		}
 		line = "queue-limit " + t[1].s + " bytes"
@@ -397,7 +397,7 @@ func servicePolicyArgs(t []tok, allowNQ bool) (ServicePolicy, error) {
 		}
 		dirs := []string{"input", "output"}
 		if typ == TypeQoS {
-			dirs = []string{"input"} // type qos "applies to input traffic only" (reference §1.2)
+			dirs = []string{"input"} // type qos "applies to input traffic only" (docs/nxos.md)
 		}
 		d, ok := kw(t[i], dirs...)
 		if !ok {
@@ -501,7 +501,7 @@ func (e *Editor) interfaceMode(t []tok) error {
 				return err
 			}
 			if slices.Contains(o.Lines, "flowcontrol receive on") || slices.Contains(o.Lines, "flowcontrol send on") {
-				// reference §1.5: PFC or link-level flow control, not both.
+				// docs/nxos.md: PFC or link-level flow control, not both.
 				return cliErrorf("ERROR: " + o.Name + ": priority-flow-control cannot be enabled while link-level flowcontrol is on")
 			}
 		}
@@ -592,7 +592,7 @@ func (e *Editor) interfaceMode(t []tok) error {
 	return nil
 }
 
-// pfcAllowed refuses PFC on ports of M-series modules (reference §2.1).
+// pfcAllowed refuses PFC on ports of M-series modules (docs/nxos.md).
 func (e *Editor) pfcAllowed(ifname string) error {
 	if !e.p.Caps.RequiresFSeries {
 		return nil

@@ -336,7 +336,7 @@ func leadingSpace(s string) int {
 }
 
 // isHeaderComment reports the banner lines NX-OS prints above a
-// running-config (reference §1.7).
+// running-config (docs/nxos.md).
 func isHeaderComment(s string) bool {
 	return strings.HasPrefix(s, "!Command:") || strings.HasPrefix(s, "!Time:") ||
 		strings.HasPrefix(s, "!Running configuration last done") || strings.HasPrefix(s, "!running configuration last done")

@@ -87,13 +87,13 @@ func validateIntent(in Intent) error {
 		}
 		if c.Match.Kind == policies.MatchAll {
 			if len(in.Classes) > 1 {
-				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, so it must be the only class on %s (link-level flow control and PFC are exclusive per port, reference §1.5)", c.Name, p.Kind)
+				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, so it must be the only class on %s (link-level flow control and PFC are exclusive per port, docs/nxos.md)", c.Name, p.Kind)
 			}
 			if !p.Caps.AllTrafficByLLFC {
 				return fmt.Errorf("nexus: lossless %q: %s has no all-traffic rendering", c.Name, p.Kind)
 			}
 			if in.FCoE {
-				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, which %s renders as link-level flow control with PFC off on the ports (the two are exclusive per port, reference §1.5), but the switch keeps FCoE (fcoe = true), which needs PFC on CoS %d; use a class on the RoCE priority instead, or set fcoe = false", c.Name, p.Kind, p.Caps.FCoECoS)
+				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, which %s renders as link-level flow control with PFC off on the ports (the two are exclusive per port, docs/nxos.md), but the switch keeps FCoE (fcoe = true), which needs PFC on CoS %d; use a class on the RoCE priority instead, or set fcoe = false", c.Name, p.Kind, p.Caps.FCoECoS)
 			}
 			continue
 		}
@@ -109,8 +109,8 @@ func validateIntent(in Intent) error {
 		}
 	}
 	if p.Caps.MaxNoDropClasses > 0 && noDrop > p.Caps.MaxNoDropClasses {
-		// reference §1.1: the real limit is UNCONFIRMED; the table is conservative.
-		return fmt.Errorf("nexus: %d no-drop classes requested but %s takes at most %d besides FCoE (platforms.Capabilities.MaxNoDropClasses, UNCONFIRMED limit, reference §1.1)", noDrop, p.Kind, p.Caps.MaxNoDropClasses)
+		// docs/nxos.md: the real limit is UNCONFIRMED; the table is conservative.
+		return fmt.Errorf("nexus: %d no-drop classes requested but %s takes at most %d besides FCoE (platforms.Capabilities.MaxNoDropClasses, UNCONFIRMED limit, docs/nxos.md)", noDrop, p.Kind, p.Caps.MaxNoDropClasses)
 	}
 	for _, ifn := range in.Interfaces {
 		if canon, ok := CanonicalInterface(ifn); !ok || canon != ifn {
@@ -123,7 +123,7 @@ func validateIntent(in Intent) error {
 	return nil
 }
 
-// checkFSeries refuses managed ports on M-series modules (reference §2.1:
+// checkFSeries refuses managed ports on M-series modules (docs/nxos.md:
 // network-qos and PFC are F-series only).
 func checkFSeries(in Intent) error {
 	if len(in.Modules) == 0 {
@@ -151,7 +151,7 @@ func checkFSeries(in Intent) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("nexus: refusing to make ports lossless on %s: %s; M-series modules have no PFC or no-drop queues (reference §2.1) — move the ports to an F-series module or remove them from the switch's interfaces", in.Platform.Kind, strings.Join(bad, "; "))
+		return fmt.Errorf("nexus: refusing to make ports lossless on %s: %s; M-series modules have no PFC or no-drop queues (docs/nxos.md) — move the ports to an F-series module or remove them from the switch's interfaces", in.Platform.Kind, strings.Join(bad, "; "))
 	}
 	return nil
 }
@@ -345,7 +345,7 @@ func (r *renderer) interfaces() {
 	case len(r.in.Classes) == 0:
 		return
 	case r.in.allTraffic():
-		// reference §1.5–1.6: LLFC on the whole link, PFC off (exclusive).
+		// docs/nxos.md–1.6: LLFC on the whole link, PFC off (exclusive).
 		want = []string{"priority-flow-control mode off", "flowcontrol receive on", "flowcontrol send on"}
 	default:
 		want = []string{"priority-flow-control mode on"}

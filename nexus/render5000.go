@@ -10,7 +10,7 @@ import (
 )
 
 // FCoE class actions used when fcoe = true and the attached policy does not
-// already carry class-fcoe (reference §1.1, §1.3: qos-group 1, no-drop,
+// already carry class-fcoe (docs/nxos.md: qos-group 1, no-drop,
 // FCoE MTU 2158; 50 % bandwidth as in the fcoe-default policies).
 const (
 	fcoeQoSAction     = "set qos-group 1"
@@ -23,7 +23,7 @@ const fcoeQoSGroup = 1
 
 // render5000 builds the Nexus 5000/5500 objects: classify (type qos) →
 // qos-group; network-qos no-drop + MTU; queuing bandwidth; the three
-// system qos attachments (reference §1.3).
+// system qos attachments (docs/nxos.md).
 func (r *renderer) render5000() error {
 	var classes []*policies.Lossless
 	for _, c := range r.in.Classes {
@@ -58,7 +58,7 @@ func (r *renderer) render5000() error {
 		r.put(r.classMap(TypeNetworkQoS, name, []string{"match qos-group " + g}))
 		r.put(r.classMap(TypeQueuing, name, []string{"match qos-group " + g}))
 		qosCls = append(qosCls, &PolicyClass{Name: name, Actions: []string{"set qos-group " + g}})
-		// reference §1.2: pfc-cos when the class is not matched purely on CoS.
+		// docs/nxos.md: pfc-cos when the class is not matched purely on CoS.
 		pause := "pause no-drop"
 		if !pureCoS {
 			pause += " pfc-cos " + strconv.Itoa(c.Priority)
@@ -143,7 +143,7 @@ func (r *renderer) classify(c *policies.Lossless) ([]string, bool, error) {
 		if len(c.Match.DSCP) == 0 {
 			return nil, false, fmt.Errorf("nexus: lossless %q matches on DSCP but lists none", c.Name)
 		}
-		// `match dscp` argument syntax on N5K is UNCONFIRMED (reference §1.2).
+		// `match dscp` argument syntax on N5K is UNCONFIRMED (docs/nxos.md).
 		return []string{"match dscp " + cosList(c.Match.DSCP)}, false, nil
 	case policies.MatchUDPPort:
 		var rules []string
@@ -158,7 +158,7 @@ func (r *renderer) classify(c *policies.Lossless) ([]string, bool, error) {
 		return []string{"match access-group name " + acl}, false, nil
 	case policies.MatchEthertype:
 		if !r.p.Caps.EthertypeACLInQoS {
-			// reference §1.4: MAC ACLs in type qos are UNCONFIRMED; the
+			// docs/nxos.md: MAC ACLs in type qos are UNCONFIRMED; the
 			// host marks the PCP and the switch matches the CoS.
 			return []string{"match cos " + strconv.Itoa(c.Priority)}, true, nil
 		}
@@ -201,7 +201,7 @@ func (r *renderer) allocateGroups(classes []*policies.Lossless, carQoS, carNQ, c
 	}
 	free := slices.Clone(r.p.Caps.UserQoSGroups)
 	if r.p.Caps.QoSGroup1WithoutFCoE && !r.in.FCoE && !used[fcoeQoSGroup] {
-		// reference §1.1: group 1 without FCoE is UNCONFIRMED as a rule.
+		// docs/nxos.md: group 1 without FCoE is UNCONFIRMED as a rule.
 		free = append([]int{fcoeQoSGroup}, free...)
 	}
 	free = slices.DeleteFunc(free, func(g int) bool { return used[g] })

@@ -319,22 +319,22 @@ func TestRender7000FCoEAndTemplateChoice(t *testing.T) {
 }
 
 // TestUnconfirmedNamesWhatThePlanRestsOn: each platform's unconfirmed facts
-// are listed once, citing the reference section.
+// are listed once, citing the page of docs/ that documents them.
 func TestUnconfirmedNamesWhatThePlanRestsOn(t *testing.T) {
 	tests := []struct {
 		kind, mode, start string
 		want              []string
 	}{
 		{"nexus7000", "dscp", "empty", []string{
-			`lossless "rocev2dscp" matches by dscp, but nexus7000 network-qos templates classify by CoS only (reference §2.3), so it is rendered as 'match cos 4'`,
+			`lossless "rocev2dscp" matches by dscp, but nexus7000 network-qos templates classify by CoS only (docs/nxos.md), so it is rendered as 'match cos 4'`,
 			"default-nq-* template classes and their CoS sets",
-			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (reference §1.1)",
+			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (docs/nxos.md)",
 		}},
 		{"nexus7000", "cos", "empty", []string{
 			"egress queuing is pinned as a system output queuing policy",
 		}},
-		{"nexus5000", "cos", "fcoe-defaults", []string{"fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4)"}},
-		{"nexus5000", "dscp", "empty", []string{"'match dscp' argument syntax on nexus5000 is UNCONFIRMED (reference §1.2)"}},
+		{"nexus5000", "cos", "fcoe-defaults", []string{"fcoe-default-* policies are UNCONFIRMED in detail (docs/nxos.md)"}},
+		{"nexus5000", "dscp", "empty", []string{"'match dscp' argument syntax on nexus5000 is UNCONFIRMED (docs/nxos.md)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind+"/"+tc.mode+"/"+tc.start, func(t *testing.T) {
@@ -346,8 +346,8 @@ func TestUnconfirmedNamesWhatThePlanRestsOn(t *testing.T) {
 				}
 			}
 			for _, s := range w {
-				if !strings.Contains(s, "reference") {
-					t.Errorf("does not cite the reference: %q", s)
+				if !strings.Contains(s, "docs/") {
+					t.Errorf("does not cite the documentation of the fact: %q", s)
 				}
 			}
 		})

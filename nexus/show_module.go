@@ -11,7 +11,7 @@ import (
 // Module-Type, Model, Status). A row is read by its words, not by the
 // header's dash columns, because real output overflows them (a long
 // Module-Type pushes Model right), wraps at 80 columns (Status on the next
-// line), and Model may be empty (reference §2.5). Series is "F" or "M" from
+// line), and Model may be empty (docs/nxos.md). Series is "F" or "M" from
 // the model (N7K-F…, N7K-M…), "sup" for supervisors, "" otherwise. Lines
 // before the header (the echoed command, a banner) are skipped; the table
 // ends at the first blank line or the next header.
@@ -95,7 +95,7 @@ func ParseShowModule(text string) ([]Module, error) {
 // (N7K-F248XP-25E, N9K-SUP-A+, N9324C-SE1U).
 var reModel = regexp.MustCompile(`^[A-Z0-9][A-Z0-9+.]*(-[A-Z0-9+.]+)+$`)
 
-// moduleSeries classifies a module by model prefix (reference §2.5).
+// moduleSeries classifies a module by model prefix (docs/nxos.md).
 func moduleSeries(m Module) string {
 	model := strings.ToUpper(m.Model)
 	switch {

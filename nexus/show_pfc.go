@@ -14,7 +14,7 @@ type PFCStatus struct {
 	RxPPP, TxPPP    uint64
 }
 
-// ParseShowPFC reads `show interface priority-flow-control` (reference §1.7):
+// ParseShowPFC reads `show interface priority-flow-control` (docs/nxos.md):
 //
 //	Ethernet1/47       Auto Off           7316       762946
 //	Ethernet1/2        Auto On   (8)      4088353    1890

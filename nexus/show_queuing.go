@@ -38,7 +38,7 @@ var (
 )
 
 // ParseShowQueuing reads `show queuing interface` (Nexus 5000 format,
-// reference §1.7).
+// docs/nxos.md).
 func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 	var out []QueuingInterface
 	var cur *QueuingInterface

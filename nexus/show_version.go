@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Patterns from reference §4 (ntc-templates samples): the system version
+// Patterns from docs/nxos.md (ntc-templates samples): the system version
 // line ("system:    version 5.2(1)N1(4)" or "NXOS: version 9.3(15)"), the
 // kickstart line, the image line, and the hardware line
 // ("cisco Nexus5548 Chassis (...)", "cisco Nexus 5596 Chassis (...)",

@@ -9,7 +9,7 @@ import (
 
 // platformDefaults are what a simulated switch reports when Options leave a
 // fact empty. The strings follow the `show version` / `show module` samples
-// in reference/nxos.md §4 and §2.5.
+// in docs/nxos.md.
 type platformDefaults struct {
 	version, platform, chassis, image string
 	modules                           []nexus.Module
@@ -43,8 +43,8 @@ func defaultsFor(platform string) (platformDefaults, error) {
 	return platformDefaults{}, fmt.Errorf("nxsim: unknown platform %q (want nexus5000 or nexus7000)", platform)
 }
 
-// seriesOf classifies a 7000 line card by its model prefix (reference
-// §2.5): N7K-F… is F-series, N7K-M… is M-series; supervisors are "sup".
+// seriesOf classifies a 7000 line card by its model prefix
+// (docs/nxos.md): N7K-F… is F-series, N7K-M… is M-series; supervisors are "sup".
 func seriesOf(model string) string {
 	switch {
 	case strings.Contains(model, "-SUP"):

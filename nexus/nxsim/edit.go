@@ -52,7 +52,7 @@ func (sw *Switch) countLine() bool {
 
 // vdcRefusal refuses network-qos configuration in a non-default VDC of a
 // 7000: network-qos is system-wide and set only in the default VDC
-// (reference §2.4, §2.5). The message wording is ours (UNCONFIRMED).
+// (docs/nxos.md). The message wording is ours (UNCONFIRMED).
 func (sw *Switch) vdcRefusal(mode, cmd string) (string, bool) {
 	if sw.vdc == "" {
 		return "", false

@@ -24,7 +24,7 @@ func (sw *Switch) execTree() *cmdNode {
 	t.add("configure", conf)
 	t.add("configure terminal", conf)
 	// Session Manager (`configure session`) does not cover QoS on a 5000
-	// (ACL only) and is UNCONFIRMED for QoS on a 7000 (reference §3.1); the
+	// (ACL only) and is UNCONFIRMED for QoS on a 7000 (docs/nxos.md); the
 	// capability table says so per platform, and the simulator offers no
 	// session mode where it is off.
 	t.add("configure session <name>", func(s *session, _ []string) (string, error) {

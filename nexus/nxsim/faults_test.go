@@ -29,8 +29,8 @@ interface Ethernet1/3
 `
 
 // TestPeerDisagreementTurnsAutoPFCOff: in mode auto PFC is operationally on
-// only where the DCBX peer's no-drop CoS equal the switch's (reference
-// §1.5); mode on ignores the peer; a port without a peer model agrees.
+// only where the DCBX peer's no-drop CoS equal the switch's (docs/nxos.md);
+// mode on ignores the peer; a port without a peer model agrees.
 func TestPeerDisagreementTurnsAutoPFCOff(t *testing.T) {
 	peers := map[string][]int{
 		"Ethernet1/1": {3},    // agrees

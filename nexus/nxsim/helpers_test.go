@@ -37,7 +37,7 @@ func startServer(t testing.TB, opts Options) *Server {
 }
 
 // openScrapli connects scrapligo's cisco_nxos driver the way the provider
-// does, with the configuration-prompt fix of reference §9.
+// does, with the configuration-prompt fix of docs/nxos.md.
 func openScrapli(t testing.TB, srv *Server) *network.Driver {
 	t.Helper()
 	host, portS, _ := strings.Cut(srv.Addr(), ":")

@@ -8,16 +8,16 @@ import (
 )
 
 // The operational state below is derived from the running config the way
-// reference §1.5 and §1.7 describe it: PFC is operationally on for the CoS
+// docs/nxos.md describe it: PFC is operationally on for the CoS
 // values of the no-drop classes under `system qos`; in mode on whatever
 // the peer says; in mode auto only when a no-drop class exists and DCBX
 // agrees with the peer, i.e. the peer NIC's PFC-enabled CoS
 // (Faults.PeerNoDropCoS; a port not listed has a peer that agrees) equal
 // the switch's no-drop CoS; never with link-level flow control on, nor on a
-// 7000 M-series port (reference §2.1).
+// 7000 M-series port (docs/nxos.md).
 
 // fcoeCoS is the CoS of class-fcoe and of the 7000 FCoE template class
-// (reference §1.1, §2.3).
+// (docs/nxos.md).
 const fcoeCoS = 3
 
 // noDropCoS returns the bitmap of CoS values the attached network-qos
@@ -237,7 +237,7 @@ func displayMode(m string) string {
 }
 
 // onMSeries reports whether a port sits on a 7000 M-series card, which has
-// no PFC (reference §2.1).
+// no PFC (docs/nxos.md).
 func (sw *Switch) onMSeries(name string) bool {
 	slot, ok := nexus.InterfaceSlot(name)
 	if !ok {
@@ -251,7 +251,7 @@ func (sw *Switch) onMSeries(name string) bool {
 	return false
 }
 
-// Buffer sizes per class on a 5500 port, in bytes (reference §1.5).
+// Buffer sizes per class on a 5500 port, in bytes (docs/nxos.md).
 const (
 	qsizeNoDropSmall = 79360 // no-drop class, MTU < 2240
 	qsizeNoDropJumbo = 90240 // no-drop class, MTU > 2240

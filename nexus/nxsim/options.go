@@ -6,7 +6,7 @@
 // `hostname#` prompt, sub-mode prompts taken from the nexus grammar Editor,
 // echo of typed input, caret errors, checkpoint/rollback and the show
 // commands the provider reads. The device facts it follows are in
-// shared/reference/nxos.md.
+// docs/nxos.md.
 //
 // By hand:
 //
@@ -84,7 +84,7 @@ type Faults struct {
 	// PeerNoDropCoS models the DCBX peer of some ports: the CoS values the
 	// NIC at the other end has PFC enabled on. A port in
 	// `priority-flow-control mode auto` is operationally on only when that
-	// set equals the switch's no-drop CoS (reference §1.5: when the no-drop
+	// set equals the switch's no-drop CoS (docs/nxos.md: when the no-drop
 	// sets of the two ends differ, PFC stays operationally off even in
 	// Auto); mode on ignores the peer. Ports not listed have a peer that
 	// agrees. Keys are interface names as the switch prints them

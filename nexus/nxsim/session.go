@@ -36,7 +36,7 @@ var (
 
 // prompt is what NX-OS prints before reading a line: `host# ` in exec mode,
 // `host(mode)# ` in configuration modes. In a non-default VDC of a 7000 the
-// host part is `switch-VDC`, as after `switchto vdc` (reference §2.5).
+// host part is `switch-VDC`, as after `switchto vdc` (docs/nxos.md).
 func (s *session) prompt() string {
 	host := s.sw.hostname
 	if s.sw.vdc != "" {
@@ -144,7 +144,7 @@ func (s *session) modeNow() string {
 
 // caretError prints an NX-OS parser error: a caret under column col
 // (counted from the start of the prompt line), then the message
-// (reference §3.3).
+// (docs/nxos.md).
 func caretError(col int, kind, msg string) string {
 	caret := strings.Repeat(" ", col) + "^\n"
 	switch kind {
@@ -155,7 +155,7 @@ func caretError(col int, kind, msg string) string {
 	case "ambiguous":
 		return caret + "% Ambiguous command at '^' marker."
 	case "range":
-		// NX-OS prints this one without the leading "%" (reference §3.3).
+		// NX-OS prints this one without the leading "%" (docs/nxos.md).
 		return caret + "Invalid range at '^' marker."
 	}
 	return msg

@@ -158,7 +158,7 @@ func (s *Switch) adoptStartup(takeHostname bool) {
 }
 
 // imageFor names the system image file the way the release would, e.g.
-// 7.1(4)N1(1) → bootflash:///n5000-uk9.7.1.4.N1.1.bin (reference §4).
+// 7.1(4)N1(1) → bootflash:///n5000-uk9.7.1.4.N1.1.bin (docs/nxos.md).
 func imageFor(kind, version string) string {
 	v := make([]rune, 0, len(version))
 	for _, r := range version {

@@ -61,7 +61,7 @@ const (
 	hintRNR        = "the receiver was not ready (work completion status 13, RNR retry counter exceeded): the server side did not post receives in time — check that the server process is still running and not starved of CPU"
 )
 
-// signatures lists the known failure texts (reference host.md §6.3-6.4 and
+// signatures lists the known failure texts (docs/platform-hosts.md#perftest and
 // the perftest issues cited there).
 func signatures() []signature {
 	return []signature{

@@ -24,7 +24,7 @@ func TestApplyThenPlanIsEmpty(t *testing.T) {
 		{"nexus5000", "fcoe-defaults", "cos"},
 		{"nexus5000", "ours-earlier", "cos"},
 		{"nexus5000", "foreign", "udp_port"},
-		{"nexus5000", "realistic", "cos"},
+		{"nexus5000", "realistic", "cos5"}, // CoS 4 is VMOTION's there: refused as an overlap (nexus/overlap_test.go)
 		{"nexus7000", "empty", "cos"},
 		{"nexus7000", "fcoe-defaults", "cos"},
 		{"nexus7000", "ours-earlier", "cos"},

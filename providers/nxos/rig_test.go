@@ -29,6 +29,9 @@ func classes() map[string][]*policies.Lossless {
 	return map[string][]*policies.Lossless{
 		"cos":      {{Name: "rdma", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{4}}, Priority: 4, MTU: 9216, BandwidthPercent: 40}},
 		"udp_port": {{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 4, MTU: 9216}},
+		// cos5: the realistic 5000 already classifies CoS 4 (VMOTION); a
+		// lossless class on CoS 4 there is refused as an overlap.
+		"cos5": {{Name: "rdma", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{5}}, Priority: 5, MTU: 9216, BandwidthPercent: 40}},
 	}
 }
 

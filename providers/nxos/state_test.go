@@ -108,14 +108,13 @@ func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
 		{"nexus7000", "empty", "cos", []string{
 			`bandwidth_percent = 40 is not applied on nexus7000`,
 			"default-nq-* template classes and their CoS sets",
-			"reference §2.3",
 		}},
 		{"nexus7000", "empty", "udp_port", []string{
-			`lossless "rocev2" matches by udp_port, but nexus7000 network-qos templates classify by CoS only (reference §2.3), so it is rendered as 'match cos 4'`,
+			`lossless "rocev2" matches by udp_port, but nexus7000 network-qos templates classify by CoS only (docs/nxos.md), so it is rendered as 'match cos 4'`,
 		}},
 		{"nexus5000", "fcoe-defaults", "cos", []string{
-			"fcoe-default-* policies are UNCONFIRMED in detail (reference §1.3, §4)",
-			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (reference §1.1)",
+			"fcoe-default-* policies are UNCONFIRMED in detail (docs/nxos.md)",
+			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (docs/nxos.md)",
 		}},
 	}
 	for _, tc := range tests {
