@@ -32,6 +32,19 @@ type ApplyOptions struct {
 	// and after each step, before each restore step. The kill tests use it
 	// to stop the agent there (a Go value: no request can set it).
 	Hold func(point string)
+	// LockWait (recover) is how long to wait for another agent still
+	// applying on the host; 0 = a default of two minutes, < 0 = not at all.
+	LockWait time.Duration
+}
+
+func (o ApplyOptions) lockWait() time.Duration {
+	switch {
+	case o.LockWait < 0:
+		return 0
+	case o.LockWait == 0:
+		return recoverLockWait
+	}
+	return o.LockWait
 }
 
 func (o ApplyOptions) hold(point string) {

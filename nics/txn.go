@@ -165,6 +165,28 @@ func (s *System) lockTxn() (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
+// recoverLockWait bounds how long recover waits for an apply that is still
+// running (an agent whose controller was killed goes on to finish its own
+// transaction: recover then finds it settled).
+const recoverLockWait = 2 * time.Minute
+
+// lockTxnWait is lockTxn waiting, up to max or the end of ctx, for
+// another agent to let go.
+func (s *System) lockTxnWait(ctx context.Context, max time.Duration) (func(), error) {
+	deadline := time.Now().Add(max)
+	for {
+		unlock, err := s.lockTxn()
+		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) {
+			return unlock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w; %v", err, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // txnLocked reports whether another process holds the transaction lock.
 func (s *System) txnLocked() bool {
 	f, err := os.Open(s.Root)
@@ -366,7 +388,7 @@ type RecoverReport struct {
 // host without a record is reported unchanged. The report is never nil.
 func (s *System) Recover(ctx context.Context, opt ApplyOptions) (*RecoverReport, error) {
 	rep := &RecoverReport{Status: plan.StatusFailed}
-	unlock, err := s.lockTxn()
+	unlock, err := s.lockTxnWait(ctx, opt.lockWait())
 	if err != nil {
 		rep.Error = err.Error()
 		return rep, err

@@ -378,9 +378,9 @@ func runKillMatrix(t *testing.T, kc killCase, randomKills int) {
 }
 
 // While one agent is inside a transaction, a second one (another
-// controller) sees it in progress, and its apply and recover are refused
-// as busy without touching the host; once the first is killed, the record
-// is an interrupted transaction and recover settles it.
+// controller) sees it in progress and its apply is refused as busy without
+// touching the host; a recover waits for the first and, once that one is
+// killed, settles its interrupted transaction.
 func TestSecondAgentWhileOneApplies(t *testing.T) {
 	bin := buildHookAgent(t)
 	root := t.TempDir()
@@ -418,24 +418,42 @@ func TestSecondAgentWhileOneApplies(t *testing.T) {
 	if !r.resp.OK || r.resp.Transaction == nil || !r.resp.Transaction.InProgress {
 		t.Errorf("read during another agent's apply: %+v %+v", r.resp.Error, r.resp.Transaction)
 	}
-	for _, op := range []agentproto.Request{applyReq, {Op: agentproto.OpRecover}} {
-		r := runAgent(t, argv, op, 0, 0)
-		if r.resp.OK || r.resp.Error.Code != agentproto.ErrCodeBusy {
-			t.Errorf("%s during another agent's apply: %+v", op.Op, r.resp.Error)
-		}
+	r = runAgent(t, argv, applyReq, 0, 0)
+	if r.resp.OK || r.resp.Error.Code != agentproto.ErrCodeBusy {
+		t.Errorf("apply during another agent's apply: %+v", r.resp.Error)
 	}
 	if d := treeDiff(mid, fileTree(t, root)); d != "" {
-		t.Errorf("the refused calls changed the host: %s", d)
+		t.Errorf("the refused apply changed the host: %s", d)
 	}
 
+	// Recover waits for the running apply (a controller killed mid-apply
+	// leaves its agent to finish): it is still waiting while the first
+	// agent holds, and settles the transaction once that one is gone.
+	rec := exec.Command(bin, "--root", root)
+	rec.Stdin = strings.NewReader(`{"version":1,"op":"recover"}`)
+	var recOut bytes.Buffer
+	rec.Stdout = &recOut
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	recDone := make(chan error, 1)
+	go func() { recDone <- rec.Wait() }()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-recDone:
+		t.Fatalf("recover did not wait for the running apply: %v %s", err, recOut.String())
+	default:
+	}
 	_ = first.Process.Kill() // the process this test started, by its handle
 	_ = first.Wait()
-	r = runAgent(t, argv, agentproto.Request{Op: agentproto.OpRead, Desired: filesDesired()}, 0, 0)
-	if r.resp.Transaction == nil || r.resp.Transaction.InProgress || !strings.Contains(r.resp.Transaction.String(), "interrupted") {
-		t.Fatalf("after the kill: %+v", r.resp.Transaction)
+	if err := <-recDone; err != nil {
+		t.Fatalf("recover: %v", err)
 	}
-	rc := runAgent(t, argv, agentproto.Request{Op: agentproto.OpRecover}, 0, 0)
-	if !rc.resp.OK || rc.resp.Recover.Status != plan.StatusRolledBack {
-		t.Fatalf("recover: %+v %+v", rc.resp.Error, rc.resp.Recover)
+	var rc agentproto.Response
+	if err := json.Unmarshal(recOut.Bytes(), &rc); err != nil || !rc.OK || rc.Recover.Status != plan.StatusRolledBack {
+		t.Fatalf("recover: %v %s", err, recOut.String())
+	}
+	if rd := runAgent(t, argv, agentproto.Request{Op: agentproto.OpRead, Desired: filesDesired()}, 0, 0); rd.resp.Transaction != nil {
+		t.Fatalf("after recover: %+v", rd.resp.Transaction)
 	}
 }
