@@ -95,22 +95,19 @@ func (l *loader) decodeHost(b *hcl.Block, content *hcl.BodyContent, inst instanc
 	}
 	r.str("switch", &h.Switch)
 
+	byNetdev := map[string]*NIC{}
 	for _, nb := range content.Blocks {
 		n := l.decodeNIC(nb, inst, what)
 		if n == nil {
 			continue
 		}
-		dup := false
-		for _, prev := range h.NICs {
-			if prev.Netdev == n.Netdev {
-				l.diags = append(l.diags, errorDiag(nb.DefRange, "Duplicate NIC",
-					fmt.Sprintf("%s already has nic %q at %s; remove one.", what, n.Netdev, prev.DeclRange)))
-				dup = true
-			}
+		if prev, dup := byNetdev[n.Netdev]; dup {
+			l.diags = append(l.diags, errorDiag(nb.DefRange, "Duplicate NIC",
+				fmt.Sprintf("%s already has nic %q at %s; remove one.", what, n.Netdev, prev.DeclRange)))
+			continue
 		}
-		if !dup {
-			h.NICs = append(h.NICs, n)
-		}
+		byNetdev[n.Netdev] = n
+		h.NICs = append(h.NICs, n)
 	}
 	if len(content.Blocks) == 0 {
 		l.diags = append(l.diags, errorDiag(b.DefRange, "Host without NICs",

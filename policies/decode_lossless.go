@@ -40,13 +40,15 @@ var matchAttrs = []string{"ethertype", "udp_port", "all", "cos", "dscp"}
 func (l *loader) decodeLossless(b *hcl.Block, ctx *hcl.EvalContext, f *Fabric) {
 	name := b.Labels[0]
 	what := fmt.Sprintf("lossless %q", name)
-	for _, prev := range f.Lossless {
-		if prev.Name == name {
-			l.diags = append(l.diags, errorDiag(b.DefRange, "Duplicate lossless class",
-				fmt.Sprintf("%s is already defined at %s; rename or remove one.", what, prev.DeclRange)))
-			return
-		}
+	if l.declared == nil {
+		l.declared = map[string]hcl.Range{}
 	}
+	if prev, dup := l.declared["lossless\x00"+name]; dup {
+		l.diags = append(l.diags, errorDiag(b.DefRange, "Duplicate lossless class",
+			fmt.Sprintf("%s is already defined at %s; rename or remove one.", what, prev)))
+		return
+	}
+	l.declared["lossless\x00"+name] = b.DefRange
 	content, diags := b.Body.Content(losslessSchema)
 	l.diags = append(l.diags, diags...)
 	if diags.HasErrors() {

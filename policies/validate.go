@@ -202,11 +202,32 @@ func credentialNames(f *Fabric) []string {
 	return out
 }
 
+// Bounds of the "did you mean" search.
+const (
+	maxSuggestCandidates = 2000
+	maxSuggestName       = 128
+)
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
 // suggest returns `; did you mean "x"?` when a known name is close to
 // name, and otherwise lists the known names (or says there are none).
 func suggest(name string, known []string) string {
 	best, bestD := "", 3
+	// Suggestions are for typos in ordinary names: a huge fleet or a huge
+	// name would make the search quadratic, so it is skipped then.
+	if len(known) > maxSuggestCandidates || len(name) > maxSuggestName {
+		known = nil
+	}
 	for _, k := range known {
+		if abs(len(k)-len(name)) >= bestD {
+			continue
+		}
 		if d := editDistance(name, k); d < bestD {
 			best, bestD = k, d
 		}
