@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/rocefabric/roce/internal/cli"
+	"github.com/rocefabric/roce/nics/perftest"
 	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/verify"
 )
@@ -153,6 +154,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	})
 	if f.probeCommand != "" {
 		opts.Command = strings.Fields(f.probeCommand)
+		if len(opts.Command) == 0 {
+			return fail("-probe-command is empty")
+		}
+		// The host agents run only the perftest tools; say so before any
+		// probe instead of once per host.
+		if err := perftest.CheckExecutable(opts.Command[0]); err != nil && !f.localProbes {
+			return fail("-probe-command: %v; the host agents run nothing else (a substitute program runs only with -local-probes -allow-this-machine)", err)
+		}
 	}
 	if f.baseline != "" {
 		b, err := verify.ReadBaseline(f.baseline)

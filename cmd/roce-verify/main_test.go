@@ -326,3 +326,22 @@ func TestLocalProbesNeedConsent(t *testing.T) {
 		})
 	}
 }
+
+// Through the agents, -probe-command must name a perftest tool: anything
+// else is refused before any probe.
+func TestProbeCommandThroughAgentsIsATool(t *testing.T) {
+	dir := writePolicy(t, "30")
+	for _, tc := range []struct {
+		cmd  string
+		want string
+	}{
+		{"sh -c id", `probe executable "sh" is not a perftest tool`},
+		{"./ib_write_bw", "is a relative path"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"-probe-command", tc.cmd, dir}, &out, &errb, testRegistry("1"))
+		if code != cli.ExitError || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("-probe-command %q: exit %d, want 1 with %q:\n%s", tc.cmd, code, tc.want, errb.String())
+		}
+	}
+}
