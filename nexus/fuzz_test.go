@@ -151,3 +151,51 @@ func readStartForFuzz(kind string) string {
 	b, _ := os.ReadFile(filepath.Join("testdata", "start", kind, "foreign.txt"))
 	return string(b)
 }
+
+// FuzzParseShowClients: the parsers of the outputs other clients read
+// (show interface, inventory, vdc, version report) never panic, and what
+// they accept has the fields they promise.
+func FuzzParseShowClients(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "corpus", "show"))
+	f.Fuzz(func(t *testing.T, text string) {
+		if ports, err := ParseShowInterface(text); err == nil {
+			for _, p := range ports {
+				if p.Name == "" || (p.State != "up" && p.State != "down" && p.State != "administratively down") {
+					t.Fatalf("interface without name or state: %+v", p)
+				}
+			}
+		}
+		if items, err := ParseShowInventory(text); err == nil && len(items) == 0 {
+			t.Fatal("inventory accepted with no item")
+		}
+		if vdcs, err := ParseShowVDC(text); err == nil && len(vdcs) == 0 {
+			t.Fatal("vdc table accepted with no row")
+		}
+		if r, err := ParseShowVersionReport(text); err == nil && (r.OS == "" || r.Platform == "" || r.Uptime < 0) {
+			t.Fatalf("version report accepted without OS/platform: %+v", r)
+		}
+	})
+}
+
+// FuzzCheck: loading any text as a 5000 or 7000 never panics; every error
+// it reports names a line of the text.
+func FuzzCheck(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "corpus", "config"))
+	f.Add("class-map type qos match-all c\nmatch cos {{ x }}\n")
+	p5, p7 := testPlatform(f, "nexus5000"), testPlatform(f, "nexus7000")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, p := range []Platform{p5, p7} {
+			c, err := Check(text, p, testModules7000)
+			if c == nil {
+				continue // Parse refused it
+			}
+			n := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
+			for _, e := range unjoin(err) {
+				le, ok := e.(*LineError)
+				if !ok || le.Line < 1 || le.Line > n {
+					t.Fatalf("error not tied to a line of the text: %v", e)
+				}
+			}
+		}
+	})
+}
