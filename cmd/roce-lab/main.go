@@ -212,6 +212,7 @@ func down(args []string, stdout io.Writer) error {
 	}
 	_ = os.Remove(filepath.Join(dir, lab.StateDir, "state.json"))
 	_ = os.Remove(filepath.Join(dir, lab.StateDir, "lab.vars"))
+	_ = os.Remove(filepath.Join(dir, lab.StateDir, lab.ControlSocket)) // left by a lab that was killed
 	if err := os.RemoveAll(filepath.Join(dir, lab.StateDir, "hosts")); err != nil {
 		return fmt.Errorf("removing the lab's host trees: %w", err)
 	}
