@@ -125,6 +125,55 @@ func TestInteropNetmikoNTCTemplates(t *testing.T) {
 	}
 }
 
+// A Nexus 7000 through netmiko and ntc-templates: show version (C7010,
+// Supervisor 2 facts), show module (F/M cards and the supervisor), show
+// vdc and show inventory parse with the clients' own templates.
+func TestInteropNetmiko7000(t *testing.T) {
+	testenv.Tool(t, debianPython, "apt-get install python3")
+	testenv.File(t, "/usr/lib/python3/dist-packages/netmiko/__init__.py", "apt-get install python3-netmiko")
+	testenv.File(t, "/usr/lib/python3/dist-packages/textfsm/__init__.py", "apt-get install python3-textfsm")
+	srv := startServer(t, Options{Platform: "nexus7000", Hostname: "agg7", Users: map[string]string{"admin": "interop-pw"}})
+	host, port, _ := strings.Cut(srv.Addr(), ":")
+	tmpl, _ := filepath.Abs(filepath.Join("testdata", "ntc-templates", "templates"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, debianPython, filepath.Join("testdata", "interop", "netmiko_check.py"), host, port, "admin",
+		"parse:show version", "parse:show module", "parse:show vdc", "parse:show inventory")
+	cmd.Env = append(os.Environ(), "NXSIM_PASSWORD=interop-pw", "NET_TEXTFSM="+tmpl)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("netmiko: %v\n%s", err, stderrOf(err))
+	}
+	var got struct {
+		Prompt  string              `json:"prompt"`
+		Version []map[string]string `json:"show version"`
+		Module  []map[string]string `json:"show module"`
+		VDC     []map[string]string `json:"show vdc"`
+		Inv     []map[string]string `json:"show inventory"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("netmiko output is not the parsed JSON (a template fell back to raw text?): %v\n%s", err, out)
+	}
+	if got.Prompt != "agg7#" || len(got.Version) != 1 || got.Version[0]["os"] != "6.2(14)" || got.Version[0]["platform"] != "C7010" ||
+		got.Version[0]["hostname"] != "agg7" || got.Version[0]["serial"] != "JAF1810AHFN" ||
+		got.Version[0]["boot_image"] != "bootflash:///n7000-s2-kickstart.6.2.14.bin" {
+		t.Errorf("show version: prompt %q, %v", got.Prompt, got.Version)
+	}
+	models := map[string]string{}
+	for _, m := range got.Module {
+		models[m["module"]] = m["model"] + " " + m["status"]
+	}
+	if models["1"] != "N7K-F248XP-25 ok" || models["2"] != "N7K-M148GT-11 ok" || models["5"] != "N7K-SUP2 active *" {
+		t.Errorf("show module: %v", got.Module)
+	}
+	if len(got.VDC) != 1 || got.VDC[0]["vdc_id"] != "1" || got.VDC[0]["vdc_name"] != "agg7" || got.VDC[0]["type"] != "Admin" {
+		t.Errorf("show vdc: %v", got.VDC)
+	}
+	if len(got.Inv) < 4 || got.Inv[0]["pid"] != "N7K-C7010" || got.Inv[1]["pid"] != "N7K-F248XP-25" {
+		t.Errorf("show inventory: %v", got.Inv)
+	}
+}
+
 func TestInteropAnsibleCiscoNXOS(t *testing.T) {
 	playbook := testenv.Tool(t, "ansible-playbook", "apt-get install ansible")
 	testenv.File(t, "/usr/lib/python3/dist-packages/ansible_collections/cisco/nxos/plugins/cliconf/nxos.py", "apt-get install ansible (bundles cisco.nxos)")
