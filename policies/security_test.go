@@ -112,6 +112,11 @@ var securityCases = []struct {
 		want: "tonumber() failed on a sensitive argument", pos: "main.hcl:2:7",
 	},
 	{
+		name: "HCL's with-context showing an object that holds a secret",
+		src:  "locals {\n  o = { pw = env(\"ROCE_SECRET\"), n = 1 }\n  x = local.o + 1\n}\n" + losslessCoS4 + tailAll,
+		want: "Unsuitable value for left operand", pos: "main.hcl:3:7",
+	},
+	{
 		name: "file() of /etc/shadow",
 		src:  "locals {\n  x = file(\"/etc/shadow\")\n}\n" + losslessCoS4 + tailAll,
 		want: "outside the policy directory", pos: "main.hcl:2:13",
