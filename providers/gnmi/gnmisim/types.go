@@ -131,6 +131,13 @@ func (t leafType) check(v any) error {
 		if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 > t.Frac {
 			return fmt.Errorf("%q has more than %d fraction digits", s, t.Frac)
 		}
+		// RFC 7950 §9.3.4: the value scaled by 10^fraction-digits is a
+		// 64-bit signed integer.
+		whole, frac, _ := strings.Cut(s, ".")
+		scaled, _ := new(big.Int).SetString(whole+frac+strings.Repeat("0", t.Frac-len(frac)), 10)
+		if scaled.BitLen() > 63 {
+			return fmt.Errorf("%q is outside the decimal64 range for %d fraction digits", s, t.Frac)
+		}
 	case kString:
 		s, ok := v.(string)
 		if !ok {
