@@ -142,6 +142,12 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 	}
 	opt.hold("recorded")
 	for i, st := range steps {
+		if err := ctx.Err(); err != nil {
+			// Cancelled (SIGTERM, SIGHUP, the controller's deadline): stop
+			// before the next step and put back what was done.
+			rep.FailedStep = st.name
+			return s.rollback(ctx, rep, tx, opt, fmt.Errorf("stopped before step %d %s: %w", i+1, st.name, err))
+		}
 		tx.Reached = i + 1
 		if err := s.saveTxn(tx); err != nil {
 			rep.FailedStep = st.name

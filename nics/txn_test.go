@@ -135,3 +135,33 @@ func TestRecoverRestoresRoceWrites(t *testing.T) {
 		t.Error("the transaction record's directories are still there")
 	}
 }
+
+// A cancelled context (SIGTERM, SIGHUP, a deadline) between two steps
+// stops the apply before the next one and restores the snapshot.
+func TestCancelBetweenStepsRollsBack(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &HostState{Files: []FileState{
+		{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}},
+		{Path: FileMemlock, Format: FormatLines, Exists: true, Lines: []string{"* soft memlock unlimited"}},
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := s.Apply(ctx, d, ApplyOptions{Hold: func(point string) {
+		if strings.HasPrefix(point, "done 1 ") {
+			cancel()
+		}
+	}})
+	if err == nil || rep.Status != plan.StatusRolledBack || !strings.Contains(rep.Error, "stopped before step 2") || len(rep.Steps) != 1 {
+		t.Fatalf("apply: %+v %v", rep, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "etc")); !os.IsNotExist(err) {
+		t.Errorf("files left after the rollback: %v", err)
+	}
+	if rec, _ := s.PendingTxn(); rec != nil {
+		t.Error("transaction record left after a verified rollback")
+	}
+}

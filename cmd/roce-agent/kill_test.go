@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -455,5 +456,54 @@ func TestSecondAgentWhileOneApplies(t *testing.T) {
 	}
 	if rd := runAgent(t, argv, agentproto.Request{Op: agentproto.OpRead, Desired: filesDesired()}, 0, 0); rd.resp.Transaction != nil {
 		t.Fatalf("after recover: %+v", rd.resp.Transaction)
+	}
+}
+
+// SIGTERM, SIGINT or SIGHUP (a dropped SSH session) in the middle of an
+// apply: the agent stops before its next step, restores its snapshot,
+// answers rolled-back and leaves no transaction behind.
+func TestSignalMidApplyRollsBack(t *testing.T) {
+	bin := buildHookAgent(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			root := t.TempDir()
+			seedFiles(t, root)
+			before := fileTree(t, root)
+			argv := []string{bin, "--root", root}
+			rd := runAgent(t, argv, agentproto.Request{Op: agentproto.OpRead, Desired: filesDesired()}, 0, 0)
+			req := agentproto.Request{Version: agentproto.Version, Op: agentproto.OpApply, Desired: rd.resp.Read.Resolved, Fingerprint: rd.resp.Read.Fingerprint}
+			in, _ := json.Marshal(req)
+			cmd := exec.Command(bin, "--root", root)
+			cmd.Env = append(os.Environ(), holdEnv+"=5", "ROCE_AGENT_TEST_HOLD_UNTIL_SIGNAL=1")
+			cmd.Stdin = bytes.NewReader(in)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(errPipe)
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), "roce-agent: holding at") {
+					_ = cmd.Process.Signal(sig)
+				}
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("agent: %v", err)
+			}
+			var resp agentproto.Response
+			if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
+				t.Fatalf("response %q: %v", out.String(), err)
+			}
+			if resp.OK || resp.Apply == nil || resp.Apply.Status != plan.StatusRolledBack || !strings.Contains(resp.Error.Message, "context canceled") {
+				t.Fatalf("response %+v %+v", resp.Error, resp.Apply)
+			}
+			if d := treeDiff(before, fileTree(t, root)); d != "" {
+				t.Fatalf("host not as before: %s", d)
+			}
+		})
 	}
 }

@@ -33,7 +33,10 @@ func main() {
 		fmt.Printf("roce-agent protocol %d\n", agentproto.Version)
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT, SIGTERM and SIGHUP (an SSH session that drops) end the
+	// operation cleanly: an apply stops before its next step and restores
+	// its snapshot instead of dying half-way.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	resp := handle(ctx, *root, os.Stdin, testHold())
 	enc := json.NewEncoder(os.Stdout)
