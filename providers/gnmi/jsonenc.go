@@ -68,8 +68,3 @@ func jsonUpdates(req *gpb.SetRequest) error {
 	}
 	return nil
 }
-
-// useJSON is jsonUpdates for callers without an error path. It is
-// redundant before t.set, which converts by itself (and reports a value
-// that cannot be converted).
-func useJSON(req *gpb.SetRequest) { _ = jsonUpdates(req) }
