@@ -55,22 +55,94 @@ func readLimited(path string, limit int64) ([]byte, error) {
 }
 
 // checkNesting scans src before HCL parses it and returns an error
-// diagnostic at the first bracket nested deeper than maxNestingDepth, or
-// the first prefix operator in a run longer than maxUnaryRun. Brackets in
-// strings and comments count too: the bound is far above real policies.
+// diagnostic at the first bracket or template interpolation nested deeper
+// than maxNestingDepth, or at the first prefix operator in a run longer
+// than maxUnaryRun. Comments are skipped and string contents count only
+// for their ${ } and %{ } interpolations, so separator lines such as
+// "# -----" and brackets in text are never mistaken for nesting.
 func checkNesting(src []byte, filename string) *hcl.Diagnostic {
-	depth, unary := 0, 0
+	const (
+		bracket = iota // ( [ { in expressions
+		str            // inside "..."
+		interp         // inside ${ } or %{ } of a string
+	)
+	var stack []int
+	unary := 0
 	line, col := 1, 1
-	for i, c := range src {
+	advance := func(c byte) {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	top := func() int {
+		if len(stack) == 0 {
+			return -1
+		}
+		return stack[len(stack)-1]
+	}
+	push := func(kind, i int) *hcl.Diagnostic {
+		stack = append(stack, kind)
+		if len(stack) > maxNestingDepth {
+			return nestingDiag(filename, i, line, col, fmt.Sprintf("Brackets and interpolations are nested more than %d levels deep here; a policy never needs that many. Flatten the expression (use locals).", maxNestingDepth))
+		}
+		return nil
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if top() == str {
+			switch {
+			case c == '\\' && i+1 < len(src):
+				advance(c)
+				i++
+				c = src[i]
+			case c == '"':
+				stack = stack[:len(stack)-1]
+			case (c == '$' || c == '%') && i+1 < len(src) && src[i+1] == '{':
+				if d := push(interp, i); d != nil {
+					return d
+				}
+				advance(c)
+				i++
+				c = src[i]
+			}
+			advance(c)
+			continue
+		}
+		// Expression text (top level, brackets, interpolations).
+		switch {
+		case c == '#' || (c == '/' && i+1 < len(src) && src[i+1] == '/'):
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			if i < len(src) {
+				advance('\n')
+			}
+			unary = 0
+			continue
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			for i+1 < len(src) && !(src[i] == '*' && src[i+1] == '/') {
+				advance(src[i])
+				i++
+			}
+			i++
+			col += 2
+			unary = 0
+			continue
+		}
 		switch c {
+		case '"':
+			if d := push(str, i); d != nil {
+				return d
+			}
 		case '(', '[', '{':
-			depth++
-			if depth > maxNestingDepth {
-				return nestingDiag(filename, i, line, col, fmt.Sprintf("Brackets are nested more than %d levels deep here; a policy never needs that many. Flatten the expression (use locals).", maxNestingDepth))
+			if d := push(bracket, i); d != nil {
+				return d
 			}
 		case ')', ']', '}':
-			if depth > 0 {
-				depth--
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1] // a bracket, or the end of an interpolation
 			}
 		}
 		switch c {
@@ -83,11 +155,7 @@ func checkNesting(src []byte, filename string) *hcl.Diagnostic {
 		default:
 			unary = 0
 		}
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
+		advance(c)
 	}
 	return nil
 }

@@ -328,7 +328,11 @@ func TestInputLimits(t *testing.T) {
 
 func TestNestingWithinLimitParses(t *testing.T) {
 	dir := t.TempDir()
-	src := "locals {\n  x = " + strings.Repeat("[", 50) + "1" + strings.Repeat("]", 50) + "\n}\n" + losslessCoS4 + tailAll
+	// Comments and string text are not nesting: separator lines, brackets
+	// in descriptions and unbalanced openers in comments all load.
+	src := "# " + strings.Repeat("-", 150) + "\n// " + strings.Repeat("(", 150) + "\n/* " + strings.Repeat("[", 150) + " */\n" +
+		"variable \"v\" {\n  default = \"" + strings.Repeat("-", 150) + strings.Repeat("{", 150) + "\\\"(\"\n}\n" +
+		"locals {\n  x = " + strings.Repeat("[", 50) + "1" + strings.Repeat("]", 50) + "\n  y = \"${length(local.x)}-${\"a\"}\"\n}\n" + losslessCoS4 + tailAll
 	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
