@@ -294,3 +294,48 @@ func TestCorpusShowVDC(t *testing.T) {
 		t.Error("an error answer was read as a VDC")
 	}
 }
+
+func TestCorpusShowInterfaceCounters(t *testing.T) {
+	tests := []struct {
+		file string
+		want map[string]map[string]uint64 // port → column → value
+		none map[string]string            // port → column printed "--"
+	}{
+		{"genie-interface-counters-errors-1.txt", map[string]map[string]uint64{
+			"Ethernet1/1": {"Xmit-Err": 230, "UnderSize": 1000, "OutDiscards": 0, "InDiscards": 0, "Stomped-CRC": 13450, "Giants": 0},
+		}, map[string]string{"Ethernet1/1": "SQETest-Err"}},
+		{"genie-interface-counters-errors-2.txt", map[string]map[string]uint64{
+			"Ethernet1/13": {"Align-Err": 500, "OutDiscards": 14500},
+			"Ethernet1/23": {"OutDiscards": 20340},
+			"mgmt0":        {"FCS-Err": 0},
+		}, map[string]string{"mgmt0": "OutDiscards"}},
+		{"genie-interface-counters-1.txt", map[string]map[string]uint64{
+			"Ethernet1/33": {"InOctets": 1162614, "InUcastPkts": 14178, "InMcastPkts": 64, "OutOctets": 12199396, "OutUcastPkts": 23366, "OutBcastPkts": 1},
+		}, nil},
+	}
+	for _, tt := range tests {
+		for variant, text := range noisy(corpusShow(t, tt.file)) {
+			t.Run(tt.file+"/"+variant, func(t *testing.T) {
+				got, err := ParseShowInterfaceCounters(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for port, cols := range tt.want {
+					for col, v := range cols {
+						if g, ok := got[port][col]; !ok || g != v {
+							t.Errorf("%s %s = %d (%v), want %d", port, col, g, ok, v)
+						}
+					}
+				}
+				for port, col := range tt.none {
+					if _, ok := got[port][col]; ok {
+						t.Errorf("%s %s printed -- but parsed as a count", port, col)
+					}
+				}
+			})
+		}
+	}
+	if _, err := ParseShowInterfaceCounters("% Invalid command at '^' marker."); err == nil {
+		t.Error("an error answer was read as counters")
+	}
+}
