@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/nics/agentproto"
@@ -88,6 +89,36 @@ func checkRequest(req *agentproto.Request) error {
 			if err := nics.CheckRDMADeviceName(d); err != nil {
 				return fmt.Errorf("probe device: %w", err)
 			}
+		}
+		if err := checkProbeOptions(p.Options); err != nil {
+			return fmt.Errorf("probe: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkProbeOptions holds a probe to a perftest tool and its typed
+// options: no arguments beside the executable, no free-form extra
+// arguments (perftest has options that write files), and a server address
+// that can't be read as an option.
+func checkProbeOptions(o perftest.Options) error {
+	if o.Tool != "" && !perftest.IsKnownTool(o.Tool) {
+		return fmt.Errorf("tool %q is not a perftest tool (%s): %w", o.Tool, strings.Join(perftest.KnownTools(), ", "), nics.ErrNotManaged)
+	}
+	if len(o.Command) > 0 {
+		if err := perftest.CheckExecutable(o.Command[0]); err != nil {
+			return fmt.Errorf("%v: %w", err, nics.ErrNotManaged)
+		}
+		if len(o.Command) > 1 {
+			return fmt.Errorf("command %q carries arguments; a probe's options are typed fields, never a command line: %w", o.Command, nics.ErrNotManaged)
+		}
+	}
+	if len(o.ExtraArgs) > 0 {
+		return fmt.Errorf("extra arguments %q: a probe's options are typed fields, never free-form arguments: %w", o.ExtraArgs, nics.ErrNotManaged)
+	}
+	if sv := o.Server; sv != "" {
+		if strings.HasPrefix(sv, "-") || len(sv) > 253 || strings.IndexFunc(sv, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+			return fmt.Errorf("server %q is not an address or host name: %w", sv, nics.ErrNotManaged)
 		}
 	}
 	return nil

@@ -164,3 +164,28 @@ func TestOwnFileWithPlantedLineIsNotEdited(t *testing.T) {
 		t.Fatalf("host changed: %s", d)
 	}
 }
+
+// A probe is a perftest tool and typed options: no command line, no
+// free-form arguments (perftest has options that write files as root),
+// no server "address" that perftest would read as an option.
+func TestProbeOptionsOutsideTheAllowListRefused(t *testing.T) {
+	cases := map[string]string{
+		"shell":              `{"Command":["/bin/sh"]}`,
+		"relative path":      `{"Command":["bin/ib_write_bw"]}`,
+		"arguments":          `{"Command":["/usr/bin/ib_write_bw","--out_json_file=/etc/cron.d/x"]}`,
+		"extra arguments":    `{"ExtraArgs":["--out_json","--out_json_file=/etc/cron.d/x"]}`,
+		"unknown tool":       `{"Tool":"ib_atomic_bw"}`,
+		"server is option":   `{"Server":"--out_json_file=/etc/x"}`,
+		"server with spaces": `{"Server":"10.0.0.1 -d x"}`,
+	}
+	for name, opts := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			in := `{"version":1,"op":"probe","probe":{"options":` + opts + `,"nic":{"netdev":""}}}`
+			resp := Handle(context.Background(), root, strings.NewReader(in))
+			if resp.OK || resp.Error == nil || resp.Error.Code != agentproto.ErrCodeRefused || resp.Probe != nil {
+				t.Fatalf("response %+v %+v", resp.Error, resp.Probe)
+			}
+		})
+	}
+}
