@@ -63,8 +63,8 @@ type loader struct {
 	// secrets are the sensitive strings seen while evaluating, scrubbed from
 	// every diagnostic and handed to the Fabric for the saved-plan guard.
 	secrets map[string]bool
-	// sensitiveVars are the variables declared sensitive = true.
-	sensitiveVars map[string]bool
+	// stopped is set once the context was found done (and reported).
+	stopped bool
 }
 
 // Load parses every *.hcl in dir, evaluates variables, locals, for_each and
@@ -100,14 +100,13 @@ func Load(dir string, opts LoadOptions) (*Fabric, *Sources, hcl.Diagnostics) {
 // interrupted reports (once, as an error diagnostic) whether the load's
 // context is done.
 func (l *loader) interrupted() bool {
+	if l.stopped {
+		return true
+	}
 	if l.opts.Context == nil || l.opts.Context.Err() == nil {
 		return false
 	}
-	for _, d := range l.diags {
-		if d.Summary == "Interrupted" {
-			return true
-		}
-	}
+	l.stopped = true
 	l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Interrupted",
 		Detail: fmt.Sprintf("Loading the policy was stopped (%v) before it finished; nothing was planned or changed.", context.Cause(l.opts.Context))})
 	return true
