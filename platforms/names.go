@@ -164,3 +164,23 @@ func CheckRDMADeviceName(name string) error {
 	}
 	return nil
 }
+
+// MaxVDCName is the longest Nexus 7000 VDC name (Cisco Nexus 7000 Series
+// Virtual Device Context Configuration Guide: up to 32 alphanumeric
+// characters).
+const MaxVDCName = 32
+
+var vdcNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// CheckVDCName refuses a VDC name no Nexus 7000 can have.
+func CheckVDCName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty VDC name")
+	case len(name) > MaxVDCName:
+		return fmt.Errorf("VDC name of %d characters is longer than %d", len(name), MaxVDCName)
+	case !vdcNameRe.MatchString(name):
+		return fmt.Errorf("VDC name %s may hold only letters, digits, '_' and '-'", strconv.Quote(name))
+	}
+	return nil
+}

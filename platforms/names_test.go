@@ -68,6 +68,8 @@ func TestCheckOtherNames(t *testing.T) {
 		{CheckNetdevName, "ens1f0np0", true}, {CheckNetdevName, "eth0.100", true},
 		{CheckNetdevName, "ens1f0np01.1000", true}, {CheckNetdevName, "ens1f0np012.1000", false},
 		{CheckNetdevName, "..", false}, {CheckNetdevName, "a/b", false}, {CheckNetdevName, "a:b", false}, {CheckNetdevName, "eth 0", false},
+		{CheckVDCName, "N7K1", true}, {CheckVDCName, "default", true}, {CheckVDCName, "a b", false},
+		{CheckVDCName, "x\nswitchto vdc y", false}, {CheckVDCName, strings.Repeat("v", 33), false},
 		{CheckRDMADeviceName, "mlx5_0", true}, {CheckRDMADeviceName, "../x", false}, {CheckRDMADeviceName, "", false},
 	}
 	for _, tc := range tests {

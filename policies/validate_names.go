@@ -23,6 +23,11 @@ func (l *loader) validateNames(f *Fabric) {
 		if err := platforms.CheckTargetName(sw.Name); err != nil {
 			l.diags = append(l.diags, errorDiag(sw.DeclRange, "Invalid switch name", fmt.Sprintf("switch %s: %v.", strconv.Quote(clip(sw.Name)), err)))
 		}
+		if sw.VDC != "" {
+			if err := platforms.CheckVDCName(sw.VDC); err != nil {
+				l.diags = append(l.diags, errorDiag(l.at(sw, "vdc", sw.DeclRange), "Invalid VDC name", fmt.Sprintf("switch %q: %v.", sw.Name, err)))
+			}
+		}
 		kind := capsKey(sw)
 		for _, ifc := range sw.Interfaces {
 			if err := platforms.CheckInterfaceName(kind, ifc); err != nil {
