@@ -106,7 +106,7 @@ func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
 		want              []string
 	}{
 		{"nexus7000", "empty", "cos", []string{
-			`bandwidth_percent = 40 is not applied on nexus7000`,
+			"egress queuing is pinned as a system output queuing policy",
 			"default-nq-* template classes and their CoS sets",
 		}},
 		{"nexus7000", "empty", "udp_port", []string{
