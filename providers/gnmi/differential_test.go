@@ -10,9 +10,7 @@ import (
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 
 	"github.com/rocefabric/roce/internal/testenv"
-	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
-	"github.com/rocefabric/roce/providers/gnmi"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
 )
@@ -86,15 +84,7 @@ func TestSimulatorAcceptsOnlyWhatTheModelAccepts(t *testing.T) {
 		t.Run(tc.profile+"/"+tc.class.Name, func(t *testing.T) {
 			testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
 			l := newLab(t, gnmisim.Options{Profile: tc.profile}, tc.class)
-			ctx := ctxT(t)
-			tg := l.target(t, gnmi.Options{})
-			tp, err := tg.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
-				t.Fatalf("apply: %s %v", res.Status, err)
-			}
+			tp := applied(t, l)
 			tried, accepted := 0, 0
 			for _, op := range tp.Ops {
 				if op.Op == "delete" {

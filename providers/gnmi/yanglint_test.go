@@ -92,9 +92,10 @@ var srlFeatures = []string{
 	"port-speed-10G", "port-speed-25G", "port-speed-40G", "port-speed-50G", "port-speed-100G", "port-speed-400G",
 }
 
-// yanglint validates one instance document against the profile's models
-// and returns yanglint's complaint ("" when valid).
-func yanglint(t *testing.T, profile, datatype string, doc any) string {
+// yanglintCmd returns the yanglint binary and the arguments that load a
+// profile's models (search paths, features, modules), with extra options
+// before the modules.
+func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string) {
 	t.Helper()
 	bin := testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
 	m, ok := yangProfiles[profile]
@@ -117,10 +118,33 @@ func yanglint(t *testing.T, profile, datatype string, doc any) string {
 	for _, f := range m.features {
 		args = append(args, "-F", f)
 	}
-	args = append(args, "-Q", "-t", datatype)
+	args = append(append(args, "-Q"), opts...)
 	for _, f := range m.modules {
 		args = append(args, filepath.Join(root, f))
 	}
+	return bin, args
+}
+
+// applied plans and applies the lab's classes and returns the plan.
+func applied(t *testing.T, l *lab) *plan.TargetPlan {
+	t.Helper()
+	ctx := ctxT(t)
+	tg := l.target(t, gnmi.Options{})
+	tp, err := tg.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
+		t.Fatalf("apply: %s %v", res.Status, err)
+	}
+	return tp
+}
+
+// yanglint validates one instance document against the profile's models
+// and returns yanglint's complaint ("" when valid).
+func yanglint(t *testing.T, profile, datatype string, doc any) string {
+	t.Helper()
+	bin, args := yanglintCmd(t, profile, "-t", datatype)
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -449,15 +473,7 @@ func TestVendorYANGRefusesKnownBadPayloads(t *testing.T) {
 		t.Run(tc.profile+"/"+tc.want, func(t *testing.T) {
 			testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
 			l := newLab(t, gnmisim.Options{Profile: tc.profile}, tc.class)
-			ctx := ctxT(t)
-			tg := l.target(t, gnmi.Options{})
-			tp, err := tg.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
-				t.Fatalf("apply: %s %v", res.Status, err)
-			}
+			applied(t, l)
 			doc := instanceData(t, l.sim, tc.profile)
 			if msg := yanglint(t, tc.profile, "config", doc); msg != "" {
 				t.Fatalf("the unmodified datastore must be valid: %s", msg)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocefabric/roce/internal/testenv"
 	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
@@ -22,28 +21,7 @@ import (
 // "ro". A node a deviation removes, or an if-feature leaves out, is absent.
 func schemaTree(t *testing.T, profile string) map[string]string {
 	t.Helper()
-	bin := testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
-	m := yangProfiles[profile]
-	root := filepath.Join("testdata", "yang")
-	var args []string
-	for _, s := range m.search {
-		err := filepath.WalkDir(filepath.Join(root, s), func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				args = append(args, "-p", p)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range m.features {
-		args = append(args, "-F", f)
-	}
-	args = append(args, "-Q", "-f", "tree", "-L", "100000")
-	for _, f := range m.modules {
-		args = append(args, filepath.Join(root, f))
-	}
+	bin, args := yanglintCmd(t, profile, "-f", "tree", "-L", "100000")
 	out, err := exec.Command(bin, args...).Output()
 	if err != nil {
 		t.Fatalf("yanglint -f tree: %v", err)
