@@ -16,7 +16,8 @@ import (
 // Emulation modes (Options.Emulation).
 const (
 	// EmulationAuto: lab hosts (started by roce-lab) probe on their
-	// emulated RDMA device; every other host runs perftest.
+	// emulated RDMA device, unless a probe command substitutes perftest
+	// (-probe-command, probe { command }); every other host runs perftest.
 	EmulationAuto = ""
 	// EmulationOff: every probe runs perftest, lab hosts too.
 	EmulationOff = "off"
@@ -82,6 +83,9 @@ func (r *runner) emulate(p Pair) bool {
 		return true
 	case EmulationOff:
 		return false
+	}
+	if len(r.cfg.Command) > 0 {
+		return false // the user substitutes perftest explicitly
 	}
 	a, _ := LabHost(p.Server.Host)
 	b, _ := LabHost(p.Client.Host)

@@ -183,6 +183,22 @@ func TestEmulationRefusedOnNonLabHosts(t *testing.T) {
 		t.Errorf("auto mode emulated a non-lab host (calls %v)", s.net.calls)
 	}
 
+	// A probe command substitutes perftest on lab hosts too: auto mode
+	// runs it through the agents instead of emulating.
+	s = labSetup(t, "a", "b")
+	for _, h := range s.hosts {
+		h.client = func(perftest.Options, int) (*perftest.Result, error) { return recorded(t, "multisize_gbps.txt"), nil }
+	}
+	sub := fastOpts
+	sub.Command = []string{"sh", "replay.sh"}
+	rep, err = Run(context.Background(), s.fabric, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Probes[0].Emulated != nil || len(s.net.calls) == 0 {
+		t.Errorf("a probe command on lab hosts was emulated instead of run (calls %v)", s.net.calls)
+	}
+
 	// A root with the lab marker is still not a lab host unless it is local.
 	s = labSetup(t, "a", "b")
 	s.fabric.Policy.Hosts[0].Local = false
