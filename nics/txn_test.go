@@ -2,6 +2,7 @@ package nics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ var errTestKill = errors.New("killed")
 // applyUntil runs an apply and stops it (as a kill would) at the first
 // pause point starting with prefix, after running during(); it fails the
 // test when no such point is reached.
-func applyUntil(t *testing.T, s *System, d *HostState, prefix string, during func()) {
+func applyUntil(t testing.TB, s *System, d *HostState, prefix string, during func()) {
 	t.Helper()
 	rd, err := s.Read(context.Background(), d)
 	if err != nil {
@@ -164,4 +165,47 @@ func TestCancelBetweenStepsRollsBack(t *testing.T) {
 	if rec, _ := s.PendingTxn(); rec != nil {
 		t.Error("transaction record left after a verified rollback")
 	}
+}
+
+// FuzzTxnRecord: whatever is in the transaction record file, reading it
+// never panics, and a record it accepts names only managed files and
+// survives a round trip.
+func FuzzTxnRecord(f *testing.F) {
+	root := f.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	d := &HostState{Files: []FileState{{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}}}}
+	applyUntil(f, s, d, "step 1 ", func() {})
+	seed, err := os.ReadFile(filepath.Join(root, TxnRecordPath))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`{"version":1,"phase":"applying","desired":{},"snapshot":{"state":{},"fingerprint":"x","files":[{"path":"/etc/shadow","exists":true,"data":"eA=="}]},"steps":[],"reached":0}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, TxnRecordPath)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, in, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sys := &System{Root: dir}
+		rec, err := sys.PendingTxn()
+		if err != nil || rec == nil {
+			return
+		}
+		for _, fp := range rec.Snapshot.fileOrder {
+			if !IsManagedFile(fp) && !IsManagedFile(strings.TrimSuffix(fp, backupSuffix)) {
+				t.Fatalf("accepted a record naming %q", fp)
+			}
+		}
+		if _, err := json.Marshal(rec); err != nil {
+			t.Fatalf("re-encode: %v", err)
+		}
+	})
 }
