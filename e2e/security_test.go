@@ -366,3 +366,63 @@ func TestSIGTERMDuringEvaluation(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsInAValidPolicy: a policy that uses secrets the right way (a
+// sensitive variable and env() feeding a credentials block) plans, saves,
+// renders and applies (against an unreachable switch) without the secret
+// in any output.
+func TestSecretsInAValidPolicy(t *testing.T) {
+	dir := writePolicyDir(t, map[string]string{"main.hcl": `
+lossless "roce" {
+  udp_port = 4791
+  dscp     = [26]
+  priority = 3
+}
+variable "user" {
+  type      = string
+  sensitive = true
+}
+credentials "g" {
+  username     = var.user
+  password_env = "NEXUS_PASSWORD"
+}
+switch "g1" {
+  platform    = "gnmi"
+  profile     = "sonic"
+  address     = "127.0.0.1:1"
+  credentials = "g"
+  interfaces  = ["Ethernet0"]
+}
+`})
+	out := t.TempDir()
+	planFile := filepath.Join(out, "plan.roce")
+	env := []string{"ROCE_VAR_user=" + secretMarker}
+	var all strings.Builder
+	for _, r := range []struct {
+		bin  string
+		args []string
+	}{
+		{"roce-plan", []string{"validate", "-log-level", "debug", dir}},
+		{"roce-plan", []string{"-log-level", "debug", "-timeout", "5s", "-allow-partial", "-out", planFile, dir}},
+		{"roce-plan", []string{"-json", "-timeout", "5s", dir}},
+		{"roce-plan", []string{"-markdown", "-timeout", "5s", dir}},
+		{"roce-apply", []string{"-log-level", "debug", "-log-format", "json", "-timeout", "5s", "-auto-approve", planFile}},
+		{"roce-verify", []string{"-format", "json", "-timeout", "5s", dir}},
+	} {
+		res := secRun(t, env, r.bin, r.args...)
+		all.WriteString(res.stdout + res.stderr)
+	}
+	if b, err := os.ReadFile(planFile); err == nil {
+		all.Write(b)
+	} else {
+		t.Errorf("the plan was not saved: %v\n%s", err, all.String())
+	}
+	if !strings.Contains(all.String(), "switch.g1") {
+		t.Fatalf("the outputs never mention the switch; the runs did not get far enough:\n%s", all.String())
+	}
+	for _, f := range markerForms() {
+		if strings.Contains(all.String(), f) {
+			t.Fatalf("an output holds the secret (as %q):\n%s", f, all.String())
+		}
+	}
+}
