@@ -87,8 +87,9 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 	}
 	if err := CheckManaged(desired); err != nil {
 		rep.Status = plan.StatusRefused
-		rep.Error = "refusing the request: " + err.Error()
-		return rep, errors.New(rep.Error)
+		err = fmt.Errorf("refusing the request: %w; nothing was changed", err)
+		rep.Error = err.Error()
+		return rep, err
 	}
 	unlock, err := s.lockTxn()
 	if err != nil {
