@@ -3,6 +3,7 @@ package gnmisim
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -26,8 +27,9 @@ func violation(r mustRule, err error) error {
 	return status.Errorf(codes.InvalidArgument, "%v [%s]", err, r.cite)
 }
 
-// entries groups a tree's leaves by the list entry at depth len(pat)
-// matching pat (names only, any keys), keyed by the entry path.
+// entries groups a tree's leaves by the list entry (or CONFIG_DB row) at
+// depth len(pat) matching pat (names only, any keys; "*" any name), keyed
+// by the entry path.
 func entries(t tree, pat ...string) map[string]map[string]gpath.Leaf {
 	out := map[string]map[string]gpath.Leaf{}
 	for _, l := range t {
@@ -36,7 +38,7 @@ func entries(t tree, pat ...string) map[string]map[string]gpath.Leaf {
 		}
 		ok := true
 		for i, n := range pat {
-			if l.Path[i].Name != n {
+			if n != "*" && l.Path[i].Name != n {
 				ok = false
 				break
 			}
@@ -60,6 +62,40 @@ func sortedEntries(m map[string]map[string]gpath.Leaf) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sonicMusts are the sonic-yang-models constraints across CONFIG_DB rows
+// the sonic profile meets.
+func sonicMusts() []mustRule {
+	return []mustRule{{
+		cite: `sonic-pfcwd.yang PFC_WD_LIST leaf detection_time, restoration_time { must "... current() >= current()/../../PFC_WD_LIST[ifname='GLOBAL']/POLL_INTERVAL" }`,
+		check: func(t tree) error {
+			p, _ := gpath.Parse("/CONFIG_DB/localhost/PFC_WD/GLOBAL/POLL_INTERVAL")
+			pl, ok := t[p.Key()]
+			if !ok {
+				return nil
+			}
+			poll, _ := gpath.ScalarString(pl.Value)
+			pollMS, err := strconv.Atoi(poll)
+			if err != nil {
+				return nil // its own type check reports it
+			}
+			rows := entries(t, "CONFIG_DB", "localhost", "PFC_WD", "*")
+			for _, e := range sortedEntries(rows) {
+				for _, f := range []string{"detection_time", "restoration_time"} {
+					l, ok := rows[e]["/"+f]
+					if !ok {
+						continue
+					}
+					v, _ := gpath.ScalarString(l.Value)
+					if ms, err := strconv.Atoi(v); err == nil && ms < pollMS {
+						return fmt.Errorf("%s/%s: %s must be greater than or equal to POLL_INTERVAL (%d)", e, f, f, pollMS)
+					}
+				}
+			}
+			return nil
+		},
+	}}
 }
 
 // srlMusts are the srl_nokia-qos.yang (v25.3.1) constraints on what the

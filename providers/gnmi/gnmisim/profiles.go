@@ -92,8 +92,10 @@ func newProfile(name, nativeOrigin string) (*profile, error) {
 		if nativeOrigin != "" {
 			o = nativeOrigin
 		}
+		cfg := newSchema(sonicNodes())
+		cfg.musts = sonicMusts()
 		return &profile{
-			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: newSchema(sonicNodes()),
+			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: cfg,
 			models: []*gpb.ModelData{
 				model("sonic-port", "SONiC", "1.0"), model("sonic-port-qos-map", "SONiC", "1.0"),
 				model("sonic-wred-profile", "SONiC", "1.0"), model("sonic-pfcwd", "SONiC", "1.0"),
@@ -157,8 +159,11 @@ func sonicSeed(ifaces []string, version string) (cfg, state []seedLeaf) {
 		}
 	}
 	// A foreign WRED profile, as shipped by SONiC's default QoS config: it
-	// must survive every plan and apply.
+	// must survive every plan and apply. And the PFC watchdog's global poll
+	// interval as `pfcwd start_default` writes it (200 ms): per-port timers
+	// may not be shorter (sonic-pfcwd.yang).
 	cfg = append(cfg,
+		seedLeaf{"/CONFIG_DB/localhost/PFC_WD/GLOBAL/POLL_INTERVAL", "200"},
 		seedLeaf{"/CONFIG_DB/localhost/WRED_PROFILE/AZURE_LOSSLESS/ecn", "ecn_all"},
 		seedLeaf{"/CONFIG_DB/localhost/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold", "1048576"},
 	)
