@@ -17,7 +17,7 @@ func sonicNodes() []node {
 	const db = "/CONFIG_DB/localhost"
 	ecn := tEnum("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow", "ecn_green_red", "ecn_yellow_red", "ecn_all")
 	ns := []node{
-		leaf(db+"/PORT/*{"+sonicPort+"}/mtu", numStr(1500, 9216)).portAt(3),
+		leaf(db+"/PORT/*{"+sonicPort+"}/mtu", numStr(68, 9216)).portAt(3), // sonic-port.yang: range 68..9216
 		leaf(db+"/PORT/*{"+sonicPort+"}/admin_status", tEnum("up", "down")).portAt(3),
 		leaf(db+"/PORT/*{"+sonicPort+"}/lanes", tPattern(`[0-9]+(,[0-9]+)*`)).portAt(3),
 		leaf(db+"/PORT/*{"+sonicPort+"}/speed", numStr(1, 800000)).portAt(3),
@@ -68,7 +68,7 @@ func srlinuxNodes() []node {
 	rq := srlPMP + "/received-pfc-pause-frames/queue[queue-name]"
 	return []node{
 		leaf(srlIf+"/name", tStr()),
-		leaf(srlIf+"/mtu", tUint(1500, 9500)),
+		leaf(srlIf+"/mtu", tUint(1450, 9500)), // srl_nokia-interfaces.yang: range 1450..9500
 		leaf(srlIf+"/subinterface[index]/index", tUint(0, 9999)),
 		leaf(srlIf+"/subinterface[index]/type", tIdentLocal("srl_nokia-interfaces", "bridged", "routed", "local-mirror-dest")),
 		leaf(srlFC+"/name", tStr()),
