@@ -5,7 +5,7 @@ PKGS    := ./...
 CMDS    := roce-plan roce-apply roce-verify roce-agent roce-lab
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build test vet fmt-check deps-test demo bench fuzz clean
+.PHONY: all build test vet fmt-check deps-test demo bench bench-peers fuzz clean
 
 all: build
 
@@ -56,6 +56,12 @@ demo: build
 
 bench: build
 	@./scripts/bench.sh
+
+# The same change on PEERS simulated Nexus switches by roce and by Ansible's
+# nxos_config at equal fan-out (docs/performance.md, "roce and Ansible").
+bench-peers: build
+	@$(GO) build -o $(BIN)/roce-peerbench ./internal/peerbench/cmd/roce-peerbench
+	@$(BIN)/roce-peerbench -switches $${PEERS:-8} -bin $(BIN)
 
 fuzz:
 	@./scripts/fuzz.sh
