@@ -214,6 +214,11 @@ func confinedPath(dir, p string) (string, error) {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(dir, full)
 	}
+	// Refuse a path that is outside even before looking at it, so a policy
+	// cannot probe which files exist elsewhere either.
+	if !within(dir, full) && !within(realDir, full) {
+		return "", fmt.Errorf("%s is outside the policy directory; %s", p, rule)
+	}
 	real, err := filepath.EvalSymlinks(full)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -221,11 +226,16 @@ func confinedPath(dir, p string) (string, error) {
 		}
 		return "", fmt.Errorf("reading %s: %v", p, err)
 	}
-	rel, err := filepath.Rel(realDir, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if !within(realDir, real) {
 		return "", fmt.Errorf("%s is outside the policy directory (after resolving symlinks); %s", p, rule)
 	}
 	return real, nil
+}
+
+// within reports whether path (cleaned) is dir or lies beneath it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // rangeFunc is Terraform's range(end), range(start, end), range(start,

@@ -19,7 +19,7 @@ func TestFunctions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.txt"), []byte("outside\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "link-out")); err != nil {
+	if err := os.Symlink(filepath.Join(filepath.Dir(dir), "outside.txt"), filepath.Join(dir, "link-out")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("motd.txt", filepath.Join(dir, "link-in")); err != nil {
@@ -71,6 +71,8 @@ func TestFunctions(t *testing.T) {
 		{expr: `env("NEXUS_PASSWORD", "x")`, wantErr: "may read only environment variables"},
 		{expr: `file("../outside.txt")`, wantErr: "outside the policy directory"},
 		{expr: `file("/etc/hostname")`, wantErr: "outside the policy directory"},
+		{expr: `file("/nonexistent/secret")`, wantErr: "/nonexistent/secret is outside the policy directory"},
+		{expr: `file("../nonexistent")`, wantErr: "../nonexistent is outside the policy directory"},
 		{expr: `file("/proc/self/environ")`, wantErr: "outside the policy directory"},
 		{expr: `file("link-out")`, wantErr: "outside the policy directory"},
 		{expr: `file("link-in")`, want: "hello\n"},
