@@ -209,6 +209,29 @@ func DecodeRequest(r io.Reader) (*Request, *Error) {
 	return &req, nil
 }
 
+// MaxResponseBytes bounds a response the controller reads: the agent runs
+// on a host that may be compromised, and its answer must not exhaust the
+// controller's memory.
+const MaxResponseBytes = 64 << 20
+
+// DecodeResponse parses an agent's response: at most MaxResponseBytes,
+// one JSON object, no duplicate or case-variant keys (so the controller
+// reads what the agent meant, not the last of two "ok" keys), bounded
+// shape. Unknown fields are tolerated (a newer agent may say more).
+func DecodeResponse(b []byte) (*Response, error) {
+	if len(b) > MaxResponseBytes {
+		return nil, fmt.Errorf("response larger than %d bytes", MaxResponseBytes)
+	}
+	if err := strictCheckLimits(b, nil, responseLimits); err != nil {
+		return nil, err
+	}
+	var resp Response
+	if err := json.Unmarshal(b, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
 // checkLimits bounds what one request may name.
 func checkLimits(req *Request) error {
 	if len(req.NICs) > MaxNICs {

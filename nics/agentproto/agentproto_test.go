@@ -134,3 +134,31 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+// The controller reads a response from a host that may be compromised:
+// two "ok" keys, or "OK" beside "ok", must not let it read success.
+func TestDecodeResponse(t *testing.T) {
+	cases := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"plain", `{"version":1,"op":"read","ok":true}`, true},
+		{"unknown field tolerated", `{"version":1,"ok":true,"later":1}`, true},
+		{"duplicate ok", `{"version":1,"ok":false,"ok":true}`, false},
+		{"case variant ok", `{"version":1,"ok":false,"OK":true}`, false},
+		{"trailing data", `{"version":1,"ok":true} {"version":1,"ok":false}`, false},
+		{"not json", `hello`, false},
+		{"too large", `{"version":1,"ok":true,"x":"` + strings.Repeat("a", MaxResponseBytes) + `"}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := DecodeResponse([]byte(tc.in))
+			if (err == nil) != tc.ok {
+				t.Fatalf("DecodeResponse: %+v %v", r, err)
+			}
+			if tc.ok && !r.OK {
+				t.Fatalf("decoded %+v", r)
+			}
+		})
+	}
+}

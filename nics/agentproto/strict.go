@@ -27,18 +27,32 @@ const (
 	MaxStringLen = 1 << 16 // bytes of any one string (key or value)
 )
 
+// shapeLimits bound a JSON document's shape.
+type shapeLimits struct{ depth, array, str int }
+
+var (
+	requestLimits = shapeLimits{MaxDepth, MaxArrayLen, MaxStringLen}
+	// Responses carry counters, transcripts and file snapshots: looser,
+	// but still bounded, since a compromised host writes them.
+	responseLimits = shapeLimits{depth: 32, array: 1 << 16, str: 4 << 20}
+)
+
 // strictCheck scans b (one JSON value) and refuses what encoding/json
 // would silently accept. With t nil it checks only the shape (duplicate
 // and case-variant keys, depth, sizes, UTF-8); with t it also requires
 // every object key to be the exact name of a field of the Go type at that
 // position.
 func strictCheck(b []byte, t reflect.Type) error {
+	return strictCheckLimits(b, t, requestLimits)
+}
+
+func strictCheckLimits(b []byte, t reflect.Type, lim shapeLimits) error {
 	if !utf8.Valid(b) {
 		return errors.New("request is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	if err := walk(dec, t, "", 0); err != nil {
+	if err := walk(dec, t, "", 0, lim); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -54,7 +68,7 @@ func where(path string) string {
 	return path
 }
 
-func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+func walk(dec *json.Decoder, t reflect.Type, path string, depth int, lim shapeLimits) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("at %s: %v", where(path), err)
@@ -64,12 +78,12 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 	}
 	switch v := tok.(type) {
 	case json.Delim:
-		if depth >= MaxDepth {
-			return fmt.Errorf("at %s: nested deeper than %d levels", where(path), MaxDepth)
+		if depth >= lim.depth {
+			return fmt.Errorf("at %s: nested deeper than %d levels", where(path), lim.depth)
 		}
 		switch v {
 		case '{':
-			return walkObject(dec, t, path, depth)
+			return walkObject(dec, t, path, depth, lim)
 		case '[':
 			var elem reflect.Type
 			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
@@ -77,10 +91,10 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 			}
 			n := 0
 			for dec.More() {
-				if n++; n > MaxArrayLen {
-					return fmt.Errorf("at %s: more than %d elements", where(path), MaxArrayLen)
+				if n++; n > lim.array {
+					return fmt.Errorf("at %s: more than %d elements", where(path), lim.array)
 				}
-				if err := walk(dec, elem, fmt.Sprintf("%s[%d]", path, n-1), depth+1); err != nil {
+				if err := walk(dec, elem, fmt.Sprintf("%s[%d]", path, n-1), depth+1, lim); err != nil {
 					return err
 				}
 			}
@@ -89,14 +103,14 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 		}
 		return fmt.Errorf("at %s: unexpected %q", where(path), v)
 	case string:
-		if len(v) > MaxStringLen {
-			return fmt.Errorf("at %s: string longer than %d bytes", where(path), MaxStringLen)
+		if len(v) > lim.str {
+			return fmt.Errorf("at %s: string longer than %d bytes", where(path), lim.str)
 		}
 	}
 	return nil
 }
 
-func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int, lim shapeLimits) error {
 	var fields map[string]reflect.Type
 	var elem reflect.Type
 	if t != nil {
@@ -117,8 +131,8 @@ func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int) error
 		if !ok {
 			return fmt.Errorf("at %s: object key is not a string", where(path))
 		}
-		if len(key) > MaxStringLen {
-			return fmt.Errorf("at %s: key longer than %d bytes", where(path), MaxStringLen)
+		if len(key) > lim.str {
+			return fmt.Errorf("at %s: key longer than %d bytes", where(path), lim.str)
 		}
 		kpath := key
 		if path != "" {
@@ -148,7 +162,7 @@ func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int) error
 		case elem != nil:
 			next = elem
 		}
-		if err := walk(dec, next, kpath, depth+1); err != nil {
+		if err := walk(dec, next, kpath, depth+1, lim); err != nil {
 			return err
 		}
 	}

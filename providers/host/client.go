@@ -43,11 +43,11 @@ func (c *Client) Call(ctx context.Context, req agentproto.Request) (*agentproto.
 	if err != nil {
 		return nil, fmt.Errorf("%s: run roce-agent (%s) for %s: %w%s", c.host, c.r.describe(), req.Op, err, stderrNote(stderr))
 	}
-	var resp agentproto.Response
-	dec := json.NewDecoder(bytes.NewReader(out))
-	if err := dec.Decode(&resp); err != nil {
+	r, err := agentproto.DecodeResponse(bytes.TrimSpace(out))
+	if err != nil {
 		return nil, fmt.Errorf("%s: roce-agent %s: response is not protocol JSON (%v); output %q%s", c.host, req.Op, err, truncate(string(out), 200), stderrNote(stderr))
 	}
+	resp := *r
 	if resp.Version != agentproto.Version {
 		return &resp, fmt.Errorf("%s: roce-agent speaks protocol %d, this controller %d: ship a matching agent", c.host, resp.Version, agentproto.Version)
 	}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 
+	"github.com/rocefabric/roce/nics/agentproto"
 	"github.com/rocefabric/roce/policies"
 )
 
@@ -106,12 +107,18 @@ func (s *sshRunner) exec(ctx context.Context, client *ssh.Client, cmd string, st
 		return nil, nil, fmt.Errorf("ssh session: %w", err)
 	}
 	defer sess.Close()
-	var out, errb bytes.Buffer
-	sess.Stdin, sess.Stdout, sess.Stderr = bytes.NewReader(stdin), &out, &errb
+	// Bounded: a compromised host must not exhaust the controller's
+	// memory with an endless answer.
+	out := &capBuffer{max: agentproto.MaxResponseBytes}
+	errb := &capBuffer{max: 1 << 20}
+	sess.Stdin, sess.Stdout, sess.Stderr = bytes.NewReader(stdin), out, errb
 	done := make(chan error, 1)
 	go func() { done <- sess.Run(cmd) }()
 	select {
 	case err := <-done:
+		if err == nil && out.over {
+			err = fmt.Errorf("the host's answer is larger than %d bytes", out.max)
+		}
 		return out.Bytes(), errb.Bytes(), err
 	case <-ctx.Done():
 		_ = sess.Signal(ssh.SIGKILL)
@@ -229,6 +236,24 @@ func (a *agentAuth) close() error {
 	err := a.conn.Close()
 	a.conn = nil
 	return err
+}
+
+// capBuffer keeps at most max bytes and drains the rest, noting it.
+type capBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	if room := c.max - c.Len(); room < len(p) {
+		c.over = true
+		if room > 0 {
+			c.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return c.Buffer.Write(p)
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
