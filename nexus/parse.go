@@ -53,6 +53,13 @@ func parse(text string) (*Config, []srcLine, error) {
 	childIndent := -1        // indentation of the open block's (or class's) first line
 	rawEnters := false       // the open raw block's header enters a sub-mode
 	seen := map[string]int{} // object key → index in c.Objects
+	indented := false        // some configuration line is indented: not a flat file
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "#") && leadingSpace(l) > 0 {
+			indented = true
+			break
+		}
+	}
 	for i, raw := range lines {
 		n := i + 1
 		raw = strings.TrimRight(raw, " \t")
@@ -88,6 +95,11 @@ func parse(text string) (*Config, []srcLine, error) {
 				top = (indent <= curIndent && (!rawEnters || isTopLevel(f))) || (indent > curIndent && modelledHeader(f))
 			case indent > curIndent:
 				top = opensBlock(f) && !childOf(cur, cls != nil, f)
+			case cur.Kind == KindInterface && indented && (indent < curIndent || indent == 0):
+				// An interface takes almost any command; in a file that
+				// indents its blocks, a line back at the header's column
+				// is a top-level one (ip pim rp-address after the ports).
+				top = true
 			default:
 				top = !childOf(cur, cls != nil, f)
 			}
@@ -231,7 +243,7 @@ var topOnly = map[string][]string{
 	"npiv": nil, "npv": nil, "poap": nil, "hardware": nil, "qos": nil, "port-channel": nil, "fabricpath": nil,
 	"logging": {"server", "level", "logfile", "console", "monitor", "timestamp", "source-interface", "origin-id", "module"},
 	"ip": {"route", "domain-name", "domain-lookup", "domain-list", "name-server", "prefix-list", "community-list",
-		"as-path", "host", "routing", "tftp", "ftp", "http", "source-route", "igmp", "pim", "msdp", "extcommunity-list"},
+		"as-path", "host", "routing", "tftp", "ftp", "http", "source-route", "msdp", "extcommunity-list"},
 	"ipv6":          {"route", "prefix-list", "routing"},
 	"mac":           {"address-table"},
 	"spanning-tree": {"mode", "vlan", "pathcost", "loopguard", "bridge", "port"},
