@@ -339,3 +339,54 @@ func TestCorpusShowInterfaceCounters(t *testing.T) {
 		t.Error("an error answer was read as counters")
 	}
 }
+
+// The PFC table reads the same with noise interleaved, CRLF, and with its
+// header cut off (`| include Eth`).
+func TestShowPFCRobust(t *testing.T) {
+	text := readShow(t, "pfc-n5k.txt")
+	want, err := ParseShowPFC(text)
+	if err != nil || len(want) != 5 || !want[3].Oper || want[3].VLBitmap != 8 || want[3].RxPPP != 4088353 {
+		t.Fatalf("sample: %+v %v", want, err)
+	}
+	var rowsOnly []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "Eth") {
+			rowsOnly = append(rowsOnly, l)
+		}
+	}
+	variants := noisy(text)
+	variants["no header"] = strings.Join(rowsOnly, "\n")
+	for name, v := range variants {
+		got, err := ParseShowPFC(v)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %+v %v", name, got, err)
+		}
+	}
+	if _, err := ParseShowPFC("% Invalid command at '^' marker."); err == nil {
+		t.Error("an error answer read as a PFC table")
+	}
+}
+
+// The queuing blocks read the same with noise interleaved and CRLF.
+func TestShowQueuingRobust(t *testing.T) {
+	text := readShow(t, "queuing-n5k.txt")
+	want, err := ParseShowQueuing(text)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("sample: %+v %v", want, err)
+	}
+	var nodrop *QueuingGroup
+	for i, g := range want[0].Groups {
+		if g.Direction == "RX" && g.QoSGroup == 1 {
+			nodrop = &want[0].Groups[i]
+		}
+	}
+	if nodrop == nil || nodrop.DropType != "no-drop" || nodrop.MTU != 2158 || nodrop.Discards != 160104 || nodrop.TxPause != "Active" {
+		t.Fatalf("qos-group 1 of %s: %+v", want[0].Interface, nodrop)
+	}
+	for name, v := range noisy(text) {
+		got, err := ParseShowQueuing(v)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %+v %v", name, got, err)
+		}
+	}
+}

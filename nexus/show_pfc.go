@@ -19,7 +19,9 @@ type PFCStatus struct {
 //	Ethernet1/47       Auto Off           7316       762946
 //	Ethernet1/2        Auto On   (8)      4088353    1890
 //
-// The VL bitmap in parentheses is hex.
+// The VL bitmap in parentheses is hex. Lines that do not start with an
+// interface (the echoed command, banners, warnings, log lines) are skipped;
+// without the header (output cut by `| include`) the rows still read.
 func ParseShowPFC(text string) ([]PFCStatus, error) {
 	var out []PFCStatus
 	header := false
@@ -32,10 +34,16 @@ func ParseShowPFC(text string) ([]PFCStatus, error) {
 			header = true
 			continue
 		}
-		if !header {
-			continue // the command echo or a banner before the table
-		}
 		f := strings.Fields(t)
+		if _, ok := CanonicalInterface(f[0]); !ok || len(f) < 2 {
+			if header && len(f) >= 5 && isPFCMode(f[1]) {
+				return nil, fmt.Errorf("show interface priority-flow-control: line %d: %q is not an interface", i+1, f[0])
+			}
+			continue // the command echo, a banner, a warning or log line
+		}
+		if !header && !isPFCMode(f[1]) {
+			continue // not a row of a table whose header was cut off (| include Eth)
+		}
 		// name mode oper [(bmap)] rx tx  — "(8)" may also be glued: "On(8)"
 		var bmap string
 		if len(f) >= 3 {
@@ -81,10 +89,19 @@ func ParseShowPFC(text string) ([]PFCStatus, error) {
 		}
 		out = append(out, s)
 	}
-	if !header {
-		return nil, fmt.Errorf("show interface priority-flow-control: no 'Port Mode Oper(VL bmap) RxPPP TxPPP' header")
+	if !header && len(out) == 0 {
+		return nil, fmt.Errorf("show interface priority-flow-control: no 'Port Mode Oper(VL bmap) RxPPP TxPPP' header and no port rows")
 	}
 	return out, nil
+}
+
+// isPFCMode reports the Mode column values: Auto, On, Off.
+func isPFCMode(s string) bool {
+	switch strings.ToLower(s) {
+	case "auto", "on", "off":
+		return true
+	}
+	return false
 }
 
 // FormatShowPFC prints rows as the switch does.
