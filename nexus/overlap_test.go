@@ -66,3 +66,38 @@ func TestRenderRefusesOverlappingClasses(t *testing.T) {
 		})
 	}
 }
+
+// A managed port whose own mtu is below the class's MTU would drop RoCE
+// frames: refused, naming the port and both numbers; an equal or larger
+// port MTU is fine.
+func TestRenderRefusesPortMTUBelowClass(t *testing.T) {
+	class := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 4, MTU: 9216}
+	for mtu, want := range map[string]string{"1500": "port Ethernet1/1 is configured with mtu 1500", "9216": "", "9000": "mtu 9000"} {
+		cur, err := Parse("interface Ethernet1/1\n  no switchport\n  mtu " + mtu + "\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{class}, Interfaces: []string{"Ethernet1/1"}}
+		_, err = Render(in, cur)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("mtu %s refused: %v", mtu, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "raise the port's mtu to 9216")):
+			t.Errorf("mtu %s: %v, want an error naming %q and the fix", mtu, err, want)
+		}
+	}
+}
+
+// On a 5000 an L2 port's mtu line (show running-config all prints 1500)
+// does not limit frames; the network-qos MTU does.
+func TestRenderIgnoresL2PortMTUOn5000(t *testing.T) {
+	class := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 4, MTU: 9216}
+	cur, err := Parse("interface Ethernet1/1\n  switchport\n  mtu 1500\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{class}, Interfaces: []string{"Ethernet1/1"}}
+	if _, err := Render(in, cur); err != nil {
+		t.Fatalf("an L2 port's mtu line refused: %v", err)
+	}
+}

@@ -63,9 +63,53 @@ func Render(in Intent, current *Config) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkPortMTU(); err != nil {
+		return nil, err
+	}
 	r.interfaces()
 	r.dropStale()
 	return r.out, nil
+}
+
+// checkPortMTU refuses a lossless class whose MTU a managed port's own
+// `mtu` line (not roce's: set by hand on a routed port, or on any port of
+// a 7000) is below: the port would drop every RoCE frame longer than its
+// MTU, so the class would be lossless everywhere but there. The port's
+// MTU is someone else's decision, so roce names it instead of changing it.
+func (r *renderer) checkPortMTU() error {
+	want, name := 0, ""
+	for _, c := range r.in.Classes {
+		if c.MTU > want {
+			want, name = c.MTU, c.Name
+		}
+	}
+	if want == 0 {
+		return nil
+	}
+	for _, ifn := range r.in.Interfaces {
+		o := r.cur.Interface(ifn)
+		if o == nil {
+			continue
+		}
+		// On a 5000 an L2 port's frame size is the network-qos class MTU;
+		// its `mtu` line (printed as 1500 by `show running-config all`)
+		// only counts on a routed port.
+		if !r.p.Is7000() && !slices.Contains(o.Lines, "no switchport") {
+			continue
+		}
+		for _, l := range o.Lines {
+			f := strings.Fields(l)
+			if len(f) != 2 || f[0] != "mtu" {
+				continue
+			}
+			if n, err := strconv.Atoi(f[1]); err == nil && n < want {
+				return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is configured with mtu %d: it would drop every RoCE frame longer than %d bytes. "+
+					"Fix one side: raise the port's mtu to %d (it is not roce's to change), or lower the class's mtu, or leave %s out of the switch's interfaces",
+					name, want, ifn, n, n, want, ifn)
+			}
+		}
+	}
+	return nil
 }
 
 // validateIntent refuses what the platform cannot carry, naming why.
@@ -345,7 +389,7 @@ func (r *renderer) interfaces() {
 	case len(r.in.Classes) == 0:
 		return
 	case r.in.allTraffic():
-		// docs/nxos.md–1.6: LLFC on the whole link, PFC off (exclusive).
+		// docs/nxos.md: LLFC on the whole link, PFC off (exclusive).
 		want = []string{"priority-flow-control mode off", "flowcontrol receive on", "flowcontrol send on"}
 	default:
 		want = []string{"priority-flow-control mode on"}
