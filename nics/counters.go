@@ -20,7 +20,7 @@ type NICRef struct {
 
 // Counters reads versions and per-port lossless counters: PFC bitmap and
 // per-priority pause frames from dcbnl (ieee_pfc requests = sent,
-// indications = received, reference/host.md §1.1) or, without dcbnl, from
+// indications = received, docs/platform-hosts.md #dcb) or, without dcbnl, from
 // the driver's ethtool statistics (rx/tx_prio<N>_pause), RDMA counters and
 // hw_counters from sysfs, the port rate and MTU. A netdev without DCB gives
 // no pause counters rather than an error, so verify still gets the rest.
@@ -111,7 +111,7 @@ func (s *System) Counters(ctx context.Context, refs []NICRef) (*telemetry.Device
 	return d, nil
 }
 
-// mlx5 counter names (reference/host.md §5.2-5.3): sysfs counters/,
+// mlx5 counter names (docs/platform-hosts.md #counters): sysfs counters/,
 // hw_counters/ and the driver's ethtool -S statistics. They are mapped
 // onto telemetry's neutral names, which is all verify reads; the raw
 // counters stay in Port.Counters for the report.

@@ -9,7 +9,7 @@ import (
 
 // labDCB emulates an mlx5 port's dcbnl state for the lab, whose kernel has
 // no DCB-capable netdev (veth answers EOPNOTSUPP). It follows the mlx5
-// rules in reference/host.md §1.1: only DSCP (selector 5) APP entries are
+// rules in docs/platform-hosts.md #dcb: only DSCP (selector 5) APP entries are
 // accepted, adding one replaces the previous priority of that DSCP, a
 // delete must carry the programmed priority. LAB ONLY: selected by
 // Open when <root>/.roce-lab exists and root != "/".

@@ -6,7 +6,7 @@ import (
 )
 
 // dcbnl constants from linux/dcbnl.h and linux/rtnetlink.h
-// (reference/host.md §1.2). Multi-byte struct fields are host byte order.
+// (docs/platform-hosts.md #dcb). Multi-byte struct fields are host byte order.
 const (
 	rtmGetDCB = 78
 	rtmSetDCB = 79

@@ -12,7 +12,7 @@ import (
 
 // MinRoCEMTU is the smallest netdev MTU giving RoCE path MTU 4096: the
 // kernel subtracts 96 bytes of RoCE headers and rounds down to an IB MTU
-// (iboe_get_mtu, reference/host.md §7).
+// (iboe_get_mtu, docs/platform-hosts.md #mtu).
 const MinRoCEMTU = 4192
 
 // classFor returns the lossless class a NIC carries (policies.ClassForNIC),
@@ -46,7 +46,7 @@ func Trust(n *policies.NIC, c *policies.Lossless) string {
 // priority << 5, whose DSCP (CS<priority>) is what the NIC's default
 // DSCP→priority map (dscp >> 3) puts on the same priority — so PCP and DSCP
 // agree either way. ECT(0) (the low bits = 2) is added when the class has
-// ECN, as in the common 106 = DSCP 26 + ECT(0) (reference/host.md §2.2).
+// ECN, as in the common 106 = DSCP 26 + ECT(0) (docs/platform-hosts.md #rdma-cm).
 func ToS(c *policies.Lossless) int {
 	tos := c.Priority << 5
 	if len(c.Match.DSCP) > 0 && (c.Match.Kind == policies.MatchDSCP || c.Match.Kind == policies.MatchUDPPort) {

@@ -12,7 +12,7 @@ import (
 
 // ethtool ioctl interface (linux/ethtool.h). Driver-private statistics such
 // as mlx5's rx_prio3_pause exist only here, not in ethtool-netlink
-// (reference/host.md §5.3, §5.4).
+// (docs/platform-hosts.md #counters).
 const (
 	ethtoolGSSetInfo = 0x37
 	ethtoolGStrings  = 0x1b

@@ -12,7 +12,7 @@ import (
 
 // The kernel adds a RoCE v1 and a v2 GID entry for every IP configured on a
 // netdev (or a VLAN on it) bound to an RDMA port, and empties them when the
-// address goes (reference/host.md §2.3). labGIDs plays that part for the
+// address goes (docs/platform-hosts.md #gid). labGIDs plays that part for the
 // lab's static sysfs tree, so GID indexes appear exactly when an apply adds
 // the address — as on a real host. LAB ONLY.
 type labGIDs struct{ sys *System }

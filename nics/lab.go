@@ -46,7 +46,7 @@ type LabGID struct {
 }
 
 // SeedLab creates the lab marker and a sysfs/configfs tree under root shaped
-// like a ConnectX host's (reference/host.md §2.2, §2.3, §5.2, §8), so the
+// like a ConnectX host's (docs/platform-hosts.md #rdma-cm, #gid, #counters, #firmware), so the
 // lab and the tests share one layout. Existing seeded files are
 // overwritten; nothing outside root is touched.
 func SeedLab(root string, spec LabSpec) error {

@@ -12,7 +12,7 @@ import (
 )
 
 // labLinks emulates VLAN devices for the lab, whose kernel has no 802.1Q
-// (reference/host.md §3: LinkAdd of a vlan gives EOPNOTSUPP). Every other
+// (docs/platform-hosts.md #vlan: LinkAdd of a vlan gives EOPNOTSUPP). Every other
 // netdev (veth, macvlan) is real and handled by netlink. LAB ONLY.
 type labLinks struct {
 	root string

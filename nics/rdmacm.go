@@ -23,7 +23,7 @@ const (
 )
 
 // HasDefPrec2SL reports whether the legacy OFED rdma_cm module parameter
-// exists (reference/host.md §2.1: absent on upstream kernels).
+// exists (docs/platform-hosts.md #rdma-cm: absent on upstream kernels).
 func (s *System) HasDefPrec2SL() bool {
 	_, err := os.Stat(s.Path(defPrec2SLSys))
 	return err == nil

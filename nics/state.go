@@ -37,7 +37,7 @@ type DCBState struct {
 	// managed (settings pushed from the OS need OS-controlled DCBX).
 	DCBX uint8 `json:"dcbx"`
 	// PFCEnabled is ieee_pfc.pfc_en: bit n = PFC on priority n. Changing it
-	// bounces the link on mlx5 (reference/host.md §1.1).
+	// bounces the link on mlx5 (docs/platform-hosts.md #dcb).
 	PFCEnabled uint8  `json:"pfc_enabled"`
 	PFCCap     uint8  `json:"pfc_cap,omitempty"`
 	MBC        uint8  `json:"mbc,omitempty"`

@@ -14,7 +14,7 @@ import (
 
 const ibClass = "/sys/class/infiniband"
 
-// RDMA GID type strings in gid_attrs/types (reference/host.md §2.3).
+// RDMA GID type strings in gid_attrs/types (docs/platform-hosts.md #gid).
 const (
 	gidTypeV1 = "IB/RoCE v1"
 	gidTypeV2 = "RoCE v2"
@@ -66,7 +66,7 @@ func gidForIP(ip net.IP) string {
 
 // ResolveGIDIndex finds the GID index of (netdev, ip, RoCE version) on
 // dev/port by reading the GID table, never assuming a fixed number (index
-// numbers differ per host, reference/host.md §2.3). rocever is "v1"|"v2".
+// numbers differ per host, docs/platform-hosts.md #gid). rocever is "v1"|"v2".
 func ResolveGIDIndex(root, dev string, port int, netdev, ip, rocever string) (int, error) {
 	addr := net.ParseIP(strings.Split(ip, "/")[0])
 	if addr == nil {

@@ -18,7 +18,7 @@ const (
 
 // iboeOverhead is what the kernel subtracts from the netdev MTU before
 // rounding down to an IB MTU (iboe_get_mtu: GRH 40 + UDP 8 + BTH 12 + XRC 4
-// + AtomicETH 28 + ICRC 4; reference host.md §7).
+// + AtomicETH 28 + ICRC 4; docs/platform-hosts.md #mtu).
 const iboeOverhead = 96
 
 // PathMTU is the RoCE path MTU the kernel uses for a netdev MTU: the largest

@@ -26,7 +26,7 @@ type HostAgent interface {
 
 // GIDResolver is implemented by agents that can look up the GID index of a
 // NIC's address (sysfs GID table, by netdev, IP and RoCE version). Verbs
-// mode needs the same kind of GID on both sides (reference host.md §6.2);
+// mode needs the same kind of GID on both sides (docs/platform-hosts.md #perftest);
 // when the NIC pins no GID index and the agent cannot resolve one, the
 // probe passes -1 and perftest picks its default.
 type GIDResolver interface {

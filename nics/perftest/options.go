@@ -102,7 +102,7 @@ func durationSeconds(d time.Duration) int {
 
 // Args returns the argv after the executable, with every option that must
 // agree between both sides pinned explicitly (defaults differ between
-// perftest builds, reference host.md §6.2), plus --report_gbits so the table
+// perftest builds, docs/platform-hosts.md #perftest), plus --report_gbits so the table
 // is in Gb/s and -F so a cpufreq warning cannot fail the run.
 func Args(o Options) []string {
 	var a []string
