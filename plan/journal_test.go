@@ -316,3 +316,26 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzParseJournal: a journal is read from disk after crashes, so any
+// bytes must give entries or an error, never a panic, and every entry
+// must carry its target.
+func FuzzParseJournal(f *testing.F) {
+	f.Add([]byte(`{"v":1,"type":"run","at":"2026-11-24T02:00:00Z","run":{"pid":1}}` + "\n" +
+		`{"v":1,"type":"begin","at":"2026-11-24T02:00:01Z","address":"switch.a","kind":"nexus5000","target":{"address":"switch.a","kind":"nexus5000","changes":[]}}` + "\n" +
+		`{"v":1,"type":"step","address":"switch.a","step":"checkpoint","detail":{"checkpoint":"roce-1"}}` + "\n"))
+	f.Add([]byte(`{"v":1,"type":"begin","address":"host.x","target":{}}` + "\n" + `{"v":1,"type":"outcome","address":"host.x","status":"failed"}`))
+	f.Add([]byte("{garbage\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ins, err := parseJournal("fuzz.jsonl", data)
+		if err != nil {
+			return
+		}
+		for _, in := range ins {
+			if in.Entry == nil || in.Entry.Target == nil || in.Entry.Address == "" {
+				t.Fatalf("entry without target: %+v", in)
+			}
+			_ = in.State()
+		}
+	})
+}

@@ -70,6 +70,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	allowThis := fs.Bool(plan.FlagAllowThisMachine, false, "let the plan change the machine roce-apply runs on (a local host outside a namespace, or in roce's own); refused without it, in CI too")
 	allowCutOff := fs.Bool(plan.FlagAllowCutOff, false, "with -"+plan.FlagAllowThisMachine+": also the changes the plan says can cut this machine off (MTU or address on its default-route or SSH interface)")
 	recoverFlag := fs.Bool("recover", false, "finish or roll back the targets an interrupted roce-apply left (listed by roce-plan), read each back, and clear the journal; applies no plan")
+	var forget cli.Multi
+	fs.Var(&forget, "forget", "with -recover: drop `TARGET`'s journal entry without contacting it, once you have checked and fixed it by hand (or it left the policy); repeatable")
 	fs.Usage = cli.Usage(fs, usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -148,7 +150,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return fail(err.Error())
 	}
 	eng := c.Engine(fab, log)
+	if len(forget) > 0 && !*recoverFlag {
+		return fail("-forget works only with -recover")
+	}
 	if *recoverFlag {
+		interrupted, err = forgetEntries(interrupted, forget, stderr)
+		if err != nil {
+			return fail(err.Error())
+		}
 		return recoverRun(ctx, eng, fab, interrupted, report, *asJSON, c.Color(stdout), stdout, stderr, fail)
 	}
 	if len(interrupted) > 0 {
@@ -315,6 +324,37 @@ func recoverRun(ctx context.Context, eng *plan.Engine, fab *policies.Fabric, ins
 	}
 	fmt.Fprintln(stderr, "roce-apply: every interrupted target is consistent again (applied = fully as planned, rolled-back = exactly as before); run roce-plan to see what is left to do")
 	return cli.ExitOK
+}
+
+// forgetEntries resolves the entries -forget names without touching their
+// targets, and returns the others.
+func forgetEntries(ins []*plan.Interrupted, forget []string, stderr io.Writer) ([]*plan.Interrupted, error) {
+	if len(forget) == 0 {
+		return ins, nil
+	}
+	drop := map[string]bool{}
+	for _, f := range forget {
+		drop[strings.TrimSpace(f)] = false
+	}
+	var keep []*plan.Interrupted
+	for _, in := range ins {
+		if _, ok := drop[in.Entry.Address]; !ok {
+			keep = append(keep, in)
+			continue
+		}
+		drop[in.Entry.Address] = true
+		res := &plan.ApplyResult{Address: in.Entry.Address, Status: "forgotten", Error: "dropped from the journal by -forget; roce did not check the target"}
+		if err := plan.Resolve(in, res); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "roce-apply: forgot the interrupted apply of %s (journal %s) without contacting it; run roce-plan to see its state\n", in.Entry.Address, in.File)
+	}
+	for a, seen := range drop {
+		if !seen {
+			return nil, fmt.Errorf("-forget %s: the journal has no interrupted apply of that target", a)
+		}
+	}
+	return keep, nil
 }
 
 // recoverCommand is the command line that recovers this policy's journal.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocefabric/roce/plan"
 )
 
 func runPlan(t *testing.T, args ...string) (int, string, string) {
@@ -120,5 +122,28 @@ func TestPlanFlagErrors(t *testing.T) {
 	}
 	if code, _, errs := runPlan(t, "-h"); code != 0 || !strings.Contains(errs, "detailed-exitcode") {
 		t.Errorf("-h: exit %d\n%s", code, errs)
+	}
+}
+
+// An interrupted apply in the policy's journal stops roce-plan (exit 1)
+// with the target, its state and the command that recovers it.
+func TestPlanRefusesWhileAnApplyIsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "fabric.hcl", "lossless \"roce\" {\n  udp_port = 4791\n  priority = 3\n}\n")
+	j, err := plan.CreateJournal(plan.JournalDir(plan.DefaultLockPath(dir)), "roce-apply test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Begin(&plan.TargetPlan{Address: "switch.leaf9", Kind: "nexus7000"}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runPlan(t, dir)
+	if code != 1 || out != "" || !strings.Contains(errs, "switch.leaf9 (nexus7000)") || !strings.Contains(errs, "never finished") || !strings.Contains(errs, "roce-apply -recover "+dir) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	// The journal beside a -lock-file is the one read.
+	lock := filepath.Join(t.TempDir(), "shared", "apply.lock")
+	if code, _, errs := runPlan(t, "-lock-file", lock, dir); code != 0 {
+		t.Fatalf("another lock file has another (empty) journal: exit %d\n%s", code, errs)
 	}
 }
