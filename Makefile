@@ -5,7 +5,7 @@ PKGS    := ./...
 CMDS    := roce-plan roce-apply roce-verify roce-agent roce-lab
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build test vet fmt-check deps-test demo bench bench-peers fuzz clean
+.PHONY: all build test vet fmt-check deps-test demo bench bench-peers fuzz clean crash-test
 
 all: build
 
@@ -53,6 +53,11 @@ test: deps-test fmt-check vet
 
 demo: build
 	@./scripts/demo.sh
+
+# The kill-9 matrix alone (it also runs in make test): roce-apply SIGKILLed
+# mid-push against the lab, then -recover (docs/apply-safety.md).
+crash-test:
+	$(GO) test -count=1 -timeout 10m -run 'Crash|ElevenInterrupted|ConcurrentAppliesFromTwoCheckouts|DeadListener' ./e2e/
 
 bench: build
 	@./scripts/bench.sh
