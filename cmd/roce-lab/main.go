@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocefabric/roce/internal/buildinfo"
 	"github.com/rocefabric/roce/internal/lab"
 	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
@@ -26,7 +28,8 @@ import (
 const usage = `Usage:
   roce-lab up [-d] [DIR]     start the lab fabric described by DIR (default examples/lab)
   roce-lab down [DIR]        stop it and remove its namespaces
-  roce-lab status [DIR]      show whether a lab runs and where
+  roce-lab status [-json] [DIR]
+                             every simulated device: address, platform, version, state
   roce-lab upgrade [-lab DIR] switch.NAME RELEASE
                              upgrade a running NX-OS simulator (e.g. '5.1(5)'): new
                              version strings and the defaults that release brings
@@ -35,6 +38,7 @@ const usage = `Usage:
                              its DCB and rdma_cm settings go back to the defaults
   roce-lab nxos [flags]      one NX-OS simulator (try it with plain ssh); -h for flags
   roce-lab gnmi [flags]      one gNMI target; -h for flags
+  roce-lab -version          print the version of roce-lab and exit
 
 "up" writes DIR/.lab/lab.vars (addresses, namespaces), .lab/known_hosts,
 .lab/password and .lab/pki; the lab policy reads them when you pass
@@ -42,7 +46,112 @@ const usage = `Usage:
 Hosts are network namespaces when run as root; otherwise they are simulated
 hosts whose links, DCB and RDMA device are all emulated (and labelled so).
 Everything listens on 127.0.0.1 only.
+
+Examples:
+  roce-lab up -d examples/lab
+  roce-lab status examples/lab
+  roce-plan -var-file examples/lab/.lab/lab.vars examples/lab
+  roce-lab upgrade switch.n7k-1 '5.1(5)'
+  roce-lab down examples/lab
+
+"roce-lab COMMAND -h" shows each command's flags and examples.
+Exit codes: 0 success; 1 error (docs/exit-codes.md).
 `
+
+// Per-command help: what it does and examples; the flags follow.
+var commandHelp = map[string]string{
+	"up": `Usage: roce-lab up [-d] [-log-level LEVEL] [DIR]
+
+Starts the lab fabric described by the policy in DIR (default examples/lab):
+an NX-OS simulator per Nexus switch, a gNMI target per gNMI switch, a host per
+lab host (a network namespace as root, fully emulated otherwise). Writes
+DIR/.lab/lab.vars, the file roce-plan, roce-apply and roce-verify take with
+-var-file. Without -d it runs in the foreground until Ctrl-C.
+
+Examples:
+  roce-lab up -d examples/lab          # in the background; returns when ready
+  roce-lab up examples/lab             # in the foreground; Ctrl-C stops it
+`,
+	"down": `Usage: roce-lab down [DIR]
+
+Stops the lab running from DIR (default examples/lab), removes its network
+namespaces and its host trees. Saying so when no lab runs is not an error.
+
+Examples:
+  roce-lab down examples/lab
+`,
+	"status": `Usage: roce-lab status [-json] [DIR]
+
+Lists every simulated device of the lab running from DIR (default
+examples/lab): its target name (as -target takes it), platform, address,
+version (NX-OS release, gNMI software version, NIC firmware — after
+roce-lab upgrade, the new one) and state. -json prints the same as a JSON
+document (docs/lab-status.md). Prints "No lab runs from DIR." when none does.
+
+Examples:
+  roce-lab status examples/lab
+  roce-lab status -json examples/lab | jq -r '.devices[] | "\(.target) \(.version)"'
+`,
+	"upgrade": `Usage: roce-lab upgrade [-lab DIR] switch.NAME RELEASE
+       roce-lab upgrade [-lab DIR] host.NAME FIRMWARE|driver
+
+Replays an upgrade on the running lab (docs/lab-upgrades.md): an NX-OS
+release on a simulated Nexus switch (new version strings and the defaults
+that release changes), or a NIC firmware update or driver reload on a lab
+host (its DCB and rdma_cm settings go back to the defaults).
+
+Examples:
+  roce-lab upgrade switch.n7k-1 '5.1(5)'
+  roce-lab upgrade host.h1 16.36.1010
+  roce-lab upgrade -lab /tmp/mylab host.h2 driver
+`,
+	"nxos": `roce-lab nxos serves one simulated Nexus switch over SSH until Ctrl-C.
+
+Examples:
+  roce-lab nxos --platform nexus5000 --listen 127.0.0.1:2222
+  roce-lab nxos --platform nexus7000 --modules 1:48:N7K-F248XP-25 --listen 127.0.0.1:2223
+  ssh -p 2222 admin@127.0.0.1      # password "admin" unless you set --password
+
+`,
+	"gnmi": `roce-lab gnmi serves one simulated gNMI target until Ctrl-C.
+
+Examples:
+  roce-lab gnmi --profile arista --listen 127.0.0.1:6030 --tls-dir /tmp/gnmi-pki
+  roce-lab gnmi --profile sonic --plaintext --user admin --password admin
+
+`,
+}
+
+// helpFor returns the flag set's usage function for command name: its
+// help text, then its flags.
+func helpFor(fs *flag.FlagSet, name string) func() {
+	return func() {
+		fmt.Fprint(fs.Output(), commandHelp[name])
+		if hasFlags(fs) {
+			fmt.Fprintln(fs.Output(), "\nFlags:")
+			fs.PrintDefaults()
+		}
+	}
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// wantsHelp reports whether args ask for help before any positional one.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help", "--h":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
+}
 
 const childEnv = "ROCE_LAB_CHILD"
 
@@ -54,11 +163,18 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		if len(args) == 2 && commandHelp[args[1]] != "" { // roce-lab help down
+			return run(ctx, []string{args[1], "-h"}, stdout, stderr)
+		}
 		fmt.Fprint(stderr, usage)
 		if len(args) == 0 {
 			return 1
 		}
+		return 0
+	}
+	if args[0] == "-version" || args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, buildinfo.Read().String("roce-lab"))
 		return 0
 	}
 	var err error
@@ -66,15 +182,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "up":
 		err = up(ctx, args[1:], stdout, stderr)
 	case "down":
-		err = down(args[1:], stdout)
+		err = down(args[1:], stdout, stderr)
 	case "status":
-		err = status(args[1:], stdout)
+		err = status(ctx, args[1:], stdout, stderr)
 	case "upgrade":
 		err = upgrade(ctx, args[1:], stdout, stderr)
-	case "nxos":
-		err = nxsim.RunCLI(ctx, args[1:], stdout, stderr)
-	case "gnmi":
-		err = gnmisim.RunCLI(ctx, args[1:], stdout, stderr)
+	case "nxos", "gnmi":
+		// The simulators' own flag sets print their flags; the examples
+		// come first.
+		if wantsHelp(args[1:]) {
+			fmt.Fprint(stderr, commandHelp[args[0]])
+		}
+		if args[0] == "nxos" {
+			err = nxsim.RunCLI(ctx, args[1:], stdout, stderr)
+		} else {
+			err = gnmisim.RunCLI(ctx, args[1:], stdout, stderr)
+		}
 	default:
 		fmt.Fprintf(stderr, "roce-lab: unknown command %q\n\n%s", args[0], usage)
 		return 1
@@ -100,6 +223,7 @@ func up(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	detach := fs.Bool("d", false, "start in the background and return once the lab is ready")
 	logLevel := fs.String("log-level", "warn", "simulator log level: debug, info, warn, error")
+	fs.Usage = helpFor(fs, "up")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -182,8 +306,10 @@ func upBackground(ctx context.Context, dir, logLevel string, stdout io.Writer) e
 	}
 }
 
-func down(args []string, stdout io.Writer) error {
+func down(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("roce-lab down", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = helpFor(fs, "down")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -220,19 +346,35 @@ func down(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func status(args []string, stdout io.Writer) error {
+func status(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("roce-lab status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the status as JSON (docs/lab-status.md)")
+	fs.Usage = helpFor(fs, "status")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	dir := dirOf(fs)
 	st, err := lab.ReadState(dir)
 	if err != nil || !processAlive(st.PID) {
+		if *asJSON {
+			return fmt.Errorf("no lab runs from %s; start one with: roce-lab up -d %s", dir, dir)
+		}
 		fmt.Fprintf(stdout, "No lab runs from %s.\n", dir)
 		return nil
 	}
-	fmt.Fprintf(stdout, "Lab %s runs (pid %d): %d switches, hosts: %s\n", st.ID, st.PID, len(st.Switches), st.Hosts)
-	return nil
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	full, err := lab.RequestStatus(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("the lab from %s runs (pid %d) but did not answer: %w", dir, st.PID, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(full)
+	}
+	return full.WriteText(stdout)
 }
 
 func processAlive(pid int) bool {
@@ -245,6 +387,7 @@ func upgrade(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("roce-lab upgrade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("lab", filepath.Join("examples", "lab"), "the directory `DIR` the lab was started from (roce-lab up DIR)")
+	fs.Usage = helpFor(fs, "upgrade")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/ssh/knownhosts"
 
@@ -47,6 +48,11 @@ type Lab struct {
 	Targets  map[string]*gnmisim.Server
 	hosts    *hostNet
 	log      *slog.Logger
+	// What Status reports beyond the maps above.
+	started   time.Time
+	platform  map[string]string // switch → "nexus5000", "gnmi (arista)", …
+	gnmiVer   map[string]string // gNMI switch → the version it reports
+	hostAddrs map[string]string // host → its NIC addresses
 }
 
 // State is DIR/.lab/state.json: what `roce-lab down` needs.
@@ -94,7 +100,8 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 		return nil, fmt.Errorf("creating %s: %w", state, err)
 	}
 	l := &Lab{Dir: dir, ID: id, Password: randomHex(12), Switches: map[string]string{}, Netns: map[string]string{},
-		Sims: map[string]*nxsim.Server{}, Targets: map[string]*gnmisim.Server{}, log: log}
+		Sims: map[string]*nxsim.Server{}, Targets: map[string]*gnmisim.Server{}, log: log,
+		started: time.Now().UTC().Truncate(time.Second), platform: map[string]string{}, gnmiVer: map[string]string{}, hostAddrs: map[string]string{}}
 	defer func() {
 		if err != nil {
 			l.Close()
@@ -118,6 +125,7 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 	users := map[string]string{"admin": l.Password}
 	for _, sw := range fab.Switches {
 		sim := topo.Switches[sw.Name]
+		l.platform[sw.Name] = sw.Platform
 		switch sw.Platform {
 		case policies.PlatformNexus5000, policies.PlatformNexus7000:
 			startup := ""
@@ -149,6 +157,8 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 			}
 			l.Targets[sw.Name] = srv
 			l.Switches[sw.Name] = srv.Addr()
+			l.platform[sw.Name] = sw.Platform + " (" + sw.Profile + ")"
+			l.gnmiVer[sw.Name] = sim.Version
 		default:
 			return nil, fmt.Errorf("switch %s: the lab cannot simulate platform %q", sw.Name, sw.Platform)
 		}
@@ -162,6 +172,15 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 		return nil, err
 	}
 	l.Netns = l.hosts.netns
+	for _, h := range fab.Hosts {
+		var addrs []string
+		for _, n := range h.NICs {
+			if n.Address != "" {
+				addrs = append(addrs, n.Address)
+			}
+		}
+		l.hostAddrs[h.Name] = strings.Join(addrs, ", ")
+	}
 	hostsNote := "namespaces"
 	if !o.Hosts {
 		hostsNote = "simulated: no namespaces (not root); links, DCB and RDMA emulated"

@@ -24,8 +24,14 @@ import (
 // ControlSocket is the socket's name below DIR/.lab.
 const ControlSocket = "control.sock"
 
-// UpgradeRequest asks for one device upgrade.
+// OpStatus is the control request's op asking for the lab's Status.
+const OpStatus = "status"
+
+// UpgradeRequest asks for one device upgrade, or with Op "status" for the
+// lab's Status.
 type UpgradeRequest struct {
+	// Op is "" (an upgrade) or OpStatus.
+	Op string `json:"op,omitempty"`
 	// Target is "switch.NAME" or "host.NAME".
 	Target string `json:"target"`
 	// Version is the switch release (e.g. "5.1(5)"), or for a host the NIC
@@ -95,7 +101,15 @@ func (l *Lab) handleControl(ctx context.Context, c net.Conn) {
 	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&req); err != nil {
 		rep.Error = "bad request: " + err.Error()
 	} else {
-		rep = l.Upgrade(ctx, req)
+		switch req.Op {
+		case OpStatus:
+			_ = json.NewEncoder(c).Encode(l.Status())
+			return
+		case "":
+			rep = l.Upgrade(ctx, req)
+		default:
+			rep.Error = fmt.Sprintf("unknown op %q: this lab answers upgrades and %q", req.Op, OpStatus)
+		}
 	}
 	_ = json.NewEncoder(c).Encode(rep)
 }
@@ -173,19 +187,11 @@ func sortedNames(m map[string]string) []string {
 
 // RequestUpgrade asks the lab running from dir to apply req.
 func RequestUpgrade(ctx context.Context, dir string, req UpgradeRequest) (*UpgradeReply, error) {
-	path, err := controlPath(dir)
+	c, err := dialControl(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("reaching the lab running from %s (%v): is it up? start it with: roce-lab up -d %s", dir, err, dir)
-	}
 	defer c.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.SetDeadline(dl)
-	}
 	if err := json.NewEncoder(c).Encode(req); err != nil {
 		return nil, fmt.Errorf("sending the upgrade to the lab: %w", err)
 	}
@@ -197,6 +203,24 @@ func RequestUpgrade(ctx context.Context, dir string, req UpgradeRequest) (*Upgra
 		return &rep, fmt.Errorf("upgrading %s: %s", req.Target, rep.Error)
 	}
 	return &rep, nil
+}
+
+// dialControl connects to the control socket of the lab running from dir,
+// bounded by ctx's deadline.
+func dialControl(ctx context.Context, dir string) (net.Conn, error) {
+	path, err := controlPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the lab running from %s (%v): is it up? start it with: roce-lab up -d %s", dir, err, dir)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	return c, nil
 }
 
 // controlPath is the socket's absolute path; unix socket paths are short.
