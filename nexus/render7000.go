@@ -9,9 +9,9 @@ import (
 )
 
 // render7000 builds the Nexus 7000 network-qos: a copy of the default-nq-*
-// template whose no-drop CoS cover what the classes need (reference §2.3),
+// template whose no-drop CoS cover what the classes need (docs/nxos.md#qos),
 // with the classes' MTU set on the no-drop template classes, attached under
-// system qos (default VDC, reference §2.4). Classification is by CoS only
+// system qos (default VDC, docs/nxos.md#qos). Classification is by CoS only
 // (platforms.Capabilities.CoSOnly): hosts mark the PCP.
 func (r *renderer) render7000() error {
 	var need []int

@@ -9,9 +9,9 @@ import (
 // Nexus 7000 network-qos templates. On the 7000 network-qos is never built
 // from scratch: a default-nq-* template is copied with
 // `qos copy policy-map type network-qos <template> prefix <p>` and the copy
-// is edited (reference §2.3–§2.4).
+// is edited (docs/nxos.md#qos).
 //
-// UNCONFIRMED (reference §2.3, §8): the class names, CoS sets and actions
+// UNCONFIRMED (docs/nxos.md#qos): the class names, CoS sets and actions
 // below come from memory, not from a reachable Cisco page. Only the 7e
 // template's FCoE no-drop class on CoS 3 is confirmed as a use (fixture F6).
 // This table is the single place to correct them.
@@ -82,7 +82,7 @@ func (t NQTemplate) Short() string {
 }
 
 // CopyName is the name `qos copy ... prefix p` gives the copy. The rule is
-// seen on the Nexus 9000 (reference §2.4) and UNCONFIRMED on the 7000.
+// seen on the Nexus 9000 (docs/nxos.md#qos) and UNCONFIRMED on the 7000.
 func (t NQTemplate) CopyName(prefix string) string { return prefix + t.Short() }
 
 // policy builds the template (or a copy of it) as a policy-map object.

@@ -24,28 +24,28 @@ type Capabilities struct {
 	MatchDSCP      bool
 
 	// EthertypeACLInQoS: MAC ACL with an Ethertype accepted in a type qos
-	// class-map. UNCONFIRMED on N5K/N7K (reference/nxos.md §1.4): off, so an
+	// class-map. UNCONFIRMED on N5K/N7K (docs/nxos.md#qos): off, so an
 	// ethertype class is rendered as `match cos <priority>` with the NIC
 	// marking the PCP instead.
 	EthertypeACLInQoS bool
 	// ClassDefaultNoDrop: class-default may carry `pause no-drop`.
-	// UNCONFIRMED (reference/nxos.md §1.1, §1.6): off.
+	// UNCONFIRMED (docs/nxos.md#qos): off.
 	ClassDefaultNoDrop bool
 	// CoSOnly: every class is classified on the switch by `match cos
 	// <priority>` whatever the policy's match (N7K network-qos templates
-	// match CoS only, reference/nxos.md §2.3), so hosts must mark the PCP.
+	// match CoS only, docs/nxos.md#qos), so hosts must mark the PCP.
 	CoSOnly bool
 	// AllTrafficByLLFC: "all traffic" is rendered as 802.3x link-level flow
 	// control on every port (PFC off) rather than a catch-all class.
 	AllTrafficByLLFC bool
 
 	// MaxNoDropClasses is how many user no-drop classes the platform takes
-	// (FCoE not counted). UNCONFIRMED on N5K (reference/nxos.md §1.1): we
+	// (FCoE not counted). UNCONFIRMED on N5K (docs/nxos.md#qos): we
 	// enforce a conservative 1 user class + FCoE.
 	MaxNoDropClasses int
 	// UserQoSGroups are the qos-groups free for user classes (N5K: 2-5; 1 is
 	// class-fcoe). QoSGroup1WithoutFCoE lets group 1 be used when FCoE is off
-	// (UNCONFIRMED as a rule, reference/nxos.md §1.1): off.
+	// (UNCONFIRMED as a rule, docs/nxos.md#qos): off.
 	UserQoSGroups        []int
 	QoSGroup1WithoutFCoE bool
 	FCoECoS              int // CoS used by FCoE when kept (3 on N5K)
@@ -55,12 +55,12 @@ type Capabilities struct {
 	// PFC: the platform can pause per priority (has PFC leaves / commands).
 	PFC bool
 	// NetworkQoSFromTemplate: network-qos is only built by copying a
-	// default-nq-* template (N7K, reference/nxos.md §2.3-2.4).
+	// default-nq-* template (N7K, docs/nxos.md#qos).
 	NetworkQoSFromTemplate bool
 	// RequiresFSeries: lossless only on F-series modules (N7K).
 	RequiresFSeries bool
 	// SessionManagerQoS: `configure session` covers QoS. False on N5K
-	// (reference/nxos.md §3.1); UNCONFIRMED on N7K, so false there too.
+	// (docs/nxos.md#qos); UNCONFIRMED on N7K, so false there too.
 	SessionManagerQoS bool
 	// Transaction names the transactional primitive used by apply.
 	Transaction string // "checkpoint-rollback" | "gnmi-set" | "gnmi-set-commit-confirmed"
@@ -79,15 +79,15 @@ type Capabilities struct {
 
 	// NoDropCoSSets, when set, are the only CoS sets the platform can make
 	// no-drop, by the template that does it: on the N7K network-qos is a
-	// copy of a default-nq-* template (reference/nxos.md §2.3-2.4), so the
+	// copy of a default-nq-* template (docs/nxos.md#qos), so the
 	// priorities of a switch's classes (plus the FCoE CoS when kept) must
 	// all be no-drop in one template. nil: any CoS. The N7K rows mirror
-	// nexus.NQTemplates() (UNCONFIRMED, reference/nxos.md §2.3, §8); a nexus test
+	// nexus.NQTemplates() (UNCONFIRMED, docs/nxos.md#qos); a nexus test
 	// keeps the two equal.
 	NoDropCoSSets []CoSSet
 	// BandwidthNotRendered says why the platform does not apply a class's
 	// bandwidth_percent ("" = it does). Set on N7K: the queuing template
-	// class names are UNCONFIRMED (reference/nxos.md §2.2), so no queuing
+	// class names are UNCONFIRMED (docs/nxos.md#qos), so no queuing
 	// policy is rendered and the switch's own egress queuing applies.
 	// Validation warns at the attribute with this reason.
 	BandwidthNotRendered string
@@ -220,17 +220,17 @@ func Default() Table {
 			MatchAll:       true, // LLFC on every port
 			MatchCoS:       true,
 			MatchDSCP:      true,
-			// reference/nxos.md §1.4: MAC ACLs in type qos UNCONFIRMED.
+			// docs/nxos.md#qos: MAC ACLs in type qos UNCONFIRMED.
 			EthertypeACLInQoS:  false,
-			ClassDefaultNoDrop: false, // §1.1 UNCONFIRMED
-			AllTrafficByLLFC:   true,  // §1.5-1.6: flowcontrol send/receive on, PFC off
-			MaxNoDropClasses:   1,     // §1.1 UNCONFIRMED: conservative
+			ClassDefaultNoDrop: false, // UNCONFIRMED (docs/nxos.md#qos)
+			AllTrafficByLLFC:   true,  // docs/nxos.md#qos: flowcontrol send/receive on, PFC off
+			MaxNoDropClasses:   1,     // UNCONFIRMED (docs/nxos.md#qos): conservative
 			UserQoSGroups:      []int{2, 3, 4, 5},
 			FCoECoS:            3,
 			MinMTU:             1500,
 			MaxMTU:             9216,
 			PFC:                true,
-			SessionManagerQoS:  false, // §3.1: ACL feature only
+			SessionManagerQoS:  false, // docs/nxos.md#qos: ACL feature only
 			Transaction:        "checkpoint-rollback",
 		},
 		"nexus7000": {
@@ -240,21 +240,21 @@ func Default() Table {
 			MatchAll:               true,
 			MatchCoS:               true,
 			MatchDSCP:              true, // as match cos <priority> (CoSOnly)
-			CoSOnly:                true, // templates match CoS only (§2.3)
+			CoSOnly:                true, // templates match CoS only (docs/nxos.md#qos)
 			EthertypeACLInQoS:      false,
 			ClassDefaultNoDrop:     false,
 			AllTrafficByLLFC:       true,
-			MaxNoDropClasses:       1, // 7e template: one no-drop class (§2.3, UNCONFIRMED beyond)
+			MaxNoDropClasses:       1, // 7e template: one no-drop class (UNCONFIRMED beyond; docs/lab-upgrades.md)
 			FCoECoS:                3,
 			MinMTU:                 1500,
 			MaxMTU:                 9216,
 			PFC:                    true,
 			NetworkQoSFromTemplate: true,
 			RequiresFSeries:        true,
-			SessionManagerQoS:      false, // §3.1 UNCONFIRMED for QoS: do not rely on it
+			SessionManagerQoS:      false, // UNCONFIRMED (docs/nxos.md#qos) for QoS: do not rely on it
 			Transaction:            "checkpoint-rollback",
 			// The default-nq-* templates' no-drop CoS, fewest first, as in
-			// nexus.NQTemplates() (§2.3 UNCONFIRMED; nexus tests keep them equal).
+			// nexus.NQTemplates() (UNCONFIRMED, docs/lab-upgrades.md; nexus tests keep them equal).
 			NoDropCoSSets: []CoSSet{
 				{Template: "default-nq-7e-policy", CoS: []int{3}},
 				{Template: "default-nq-6e-policy", CoS: []int{3, 4}},
@@ -270,24 +270,24 @@ func Default() Table {
 			Kind: "gnmi/openconfig",
 			// An ETHERNET classifier exists but cannot be bound to an
 			// interface: the binding key is IPV4/IPV6/MPLS only
-			// (reference/gnmi.md §0.3).
+			// (docs/gnmi-profiles.md#what-each-profile-can-express).
 			MatchEthertype: false,
 			MatchUDPPort:   true, // ipv4 protocol 17 + transport destination-port
 			MatchAll:       false,
-			// Classifier terms have no 802.1p condition (reference/gnmi.md §0.3).
+			// Classifier terms have no 802.1p condition (docs/gnmi-profiles.md#what-each-profile-can-express).
 			MatchCoS:         false,
 			MatchDSCP:        true,
 			MaxNoDropClasses: 0,
 			MinMTU:           1500,
 			MaxMTU:           9216,
-			PFC:              false, // upstream OpenConfig has no PFC leaves (reference/gnmi.md §0)
+			PFC:              false, // upstream OpenConfig has no PFC leaves (docs/gnmi-profiles.md#what-each-profile-can-express)
 			Transaction:      "gnmi-set",
 			ECN:              true,
 		},
 		"gnmi/arista": {
 			Kind: "gnmi/arista",
 			// Arista's deviations drop transport conditions: RoCE v2 is
-			// classified by its DSCP (reference/gnmi.md §2.1).
+			// classified by its DSCP (docs/gnmi-profiles.md#what-each-profile-can-express).
 			MatchUDPPort:     false,
 			MatchCoS:         true,
 			MatchDSCP:        true,
@@ -332,10 +332,10 @@ func Default() Table {
 			PFC:              true,
 			Transaction:      "gnmi-set-commit-confirmed",
 			// WRED slopes are keyed by traffic type and drop probability
-			// (reference/gnmi.md §2.4); the profile does not render them yet.
+			// (docs/gnmi-profiles.md#what-each-profile-can-express); the profile does not render them yet.
 			ECN: false,
 			// SR Linux has PFC deadlock detection (pfc-mapping-profile
-			// received-pfc-pause-frames/deadlock, reference/gnmi.md §2.4) and
+			// received-pfc-pause-frames/deadlock, docs/gnmi-profiles.md#what-each-profile-can-express) and
 			// the srlinux profile renders it, but whether it is the same
 			// watchdog semantics as drop/forward is UNCONFIRMED: off here.
 			PFCWatchdog: false,
