@@ -86,10 +86,9 @@ type Capabilities struct {
 	// keeps the two equal.
 	NoDropCoSSets []CoSSet
 	// BandwidthNotRendered says why the platform does not apply a class's
-	// bandwidth_percent ("" = it does). Set on N7K: the queuing template
-	// class names are UNCONFIRMED (docs/nxos.md#qos), so no queuing
-	// policy is rendered and the switch's own egress queuing applies.
-	// Validation warns at the attribute with this reason.
+	// bandwidth_percent ("" = it does). Set on the SONiC and SR Linux
+	// profiles, whose renderers write no scheduler weights. Validation
+	// warns at the attribute with this reason.
 	BandwidthNotRendered string
 }
 
