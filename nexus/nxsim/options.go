@@ -63,6 +63,10 @@ type Options struct {
 type Faults struct {
 	// Latency is added before every answer.
 	Latency time.Duration
+	// RoundTripLatency is added once per client turn (input that arrives
+	// while the CLI waits with nothing buffered): a network round trip,
+	// which pipelined lines pay once (roundtrips.go).
+	RoundTripLatency time.Duration
 	// DropAfterConfigLines closes the connection right after the Nth line
 	// typed in configuration mode has been handled (0 = never). The count
 	// runs across all sessions of the switch until SetFaults resets it.

@@ -56,7 +56,7 @@ func (s *session) runShell(ctx context.Context) {
 		}
 	}()
 	var ed lineEditor
-	for chunk := range chunks {
+	for chunk := range s.turns(ctx, chunks) {
 		for _, c := range chunk {
 			line, done := ed.feed(c, s.echo)
 			if !done {

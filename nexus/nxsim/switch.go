@@ -43,6 +43,8 @@ type Switch struct {
 	faults      Faults
 	configLines int // configuration lines handled since the last SetFaults
 	lines       int // commands handled (any mode) since the last SetFaults
+	// roundTrips counts client turns since the switch started (roundtrips.go).
+	roundTrips int
 	// booted is when the switch (re)started and resetReason why: `show
 	// version` prints the uptime and "Last reset" from them.
 	booted      time.Time

@@ -177,6 +177,7 @@ func typedJSON(v *gpb.TypedValue) ([]byte, error) {
 func (t *Target) enter(ctx context.Context) error {
 	t.mu.Lock()
 	faults := t.opts.Faults
+	t.rpcs++
 	t.mu.Unlock()
 	if d := faults.Latency; d > 0 {
 		tm := time.NewTimer(d)

@@ -74,6 +74,7 @@ type Target struct {
 	state   tree
 	sets    []*gpb.SetRequest // every Set received (applied or not), for tests
 	applied int
+	rpcs    int // RPCs entered (rpcs.go)
 	commit  *pendingCommit
 	closed  bool
 }
