@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rocefabric/roce/internal/buildinfo"
 	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
 )
@@ -49,6 +50,9 @@ type Common struct {
 	NoColor        bool
 	LogLevel       string
 	LogFormat      string
+
+	versionOut  io.Writer      // -version's output; os.Stdout when nil
+	versionExit func(code int) // what ends the program after -version; os.Exit when nil
 }
 
 // Register adds the common flags to fs.
@@ -63,6 +67,26 @@ func (c *Common) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoColor, "no-color", false, "never use colour")
 	fs.StringVar(&c.LogLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.BoolFunc("version", "print the version (module version and commit) and exit", func(string) error {
+		c.printVersion(fs.Name())
+		return nil
+	})
+}
+
+// printVersion is -version: the build's one line on stdout, then exit 0
+// at once, as -h does (Go's flag package has no way for a flag to end
+// parsing successfully). Tests set versionOut/versionExit.
+func (c *Common) printVersion(flagSet string) {
+	program, _, _ := strings.Cut(flagSet, " ") // "roce-plan validate" → roce-plan
+	out, exit := c.versionOut, c.versionExit
+	if out == nil {
+		out = os.Stdout
+	}
+	if exit == nil {
+		exit = os.Exit
+	}
+	fmt.Fprintln(out, buildinfo.Read().String(program))
+	exit(ExitOK)
 }
 
 // Logger builds the slog logger the flags ask for; logs go to w (stderr).
@@ -70,15 +94,43 @@ func (c *Common) Logger(w io.Writer) (*slog.Logger, error) {
 	return plan.NewLogger(w, c.LogLevel, c.LogFormat)
 }
 
-// Color reports whether w is a terminal and colour was not turned off.
+// Color reports whether w is a terminal and colour was not turned off:
+// -no-color, NO_COLOR set to anything (https://no-color.org), or
+// TERM=dumb (or unset) turn it off.
 func (c *Common) Color(w io.Writer) bool {
-	return !c.NoColor && os.Getenv("NO_COLOR") == "" && IsTerminal(w)
+	return c.color(w, os.LookupEnv)
 }
 
-// IsTerminal reports whether w is a terminal.
+func (c *Common) color(w io.Writer, getenv func(string) (string, bool)) bool {
+	return !c.NoColor && ColorAllowed(getenv) && isTerminal(w, getenv)
+}
+
+// ColorAllowed reports whether the environment lets a program colour its
+// output on a terminal: not when NO_COLOR is set to a non-empty value, nor
+// when TERM is "dumb" or unset. Every colour decision goes through it.
+func ColorAllowed(getenv func(string) (string, bool)) bool {
+	if v, _ := getenv("NO_COLOR"); v != "" {
+		return false
+	}
+	term, ok := getenv("TERM")
+	return ok && term != "" && term != "dumb"
+}
+
+// IsTerminal reports whether w is a terminal that takes cursor control,
+// so progress bars (and, unless turned off, colour) may be drawn on it:
+// not a pipe or file, and not TERM=dumb (or no TERM), where one plain line
+// per event is written instead.
 func IsTerminal(w io.Writer) bool {
+	return isTerminal(w, os.LookupEnv)
+}
+
+func isTerminal(w io.Writer, getenv func(string) (string, bool)) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	t, _ := getenv("TERM")
+	return t != "" && t != "dumb"
 }
 
 // ErrReported means the error was already printed (diagnostics); the CLI
