@@ -491,3 +491,38 @@ func DescribeExcluded(ex []Excluded) string {
 		"none of them shares a link with a changed target, and run roce-plan again once they are reachable.\n")
 	return b.String()
 }
+
+// PruneJournal removes the journal files in dir in which every target is
+// settled: left when a run was killed after its last outcome but before it
+// removed its file. Call it only while holding the apply lock, so no run
+// is writing one of them.
+func PruneJournal(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the apply journal directory %s: %w", dir, err)
+	}
+	removed := false
+	for _, de := range ents {
+		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		path := filepath.Join(dir, de.Name())
+		ins, err := readJournalFile(path)
+		if err != nil {
+			return err
+		}
+		if len(ins) == 0 {
+			if err := os.Remove(path); err != nil {
+				return fmt.Errorf("removing the settled apply journal %s: %w", path, err)
+			}
+			removed = true
+		}
+	}
+	if removed {
+		return syncDir(dir)
+	}
+	return nil
+}

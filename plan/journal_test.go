@@ -339,3 +339,25 @@ func FuzzParseJournal(f *testing.F) {
 		}
 	})
 }
+
+// A run killed after its last outcome but before removing its file leaves
+// a settled journal: nothing is interrupted, and PruneJournal removes it
+// while keeping files that still hold an interrupted target.
+func TestPruneJournal(t *testing.T) {
+	dir := t.TempDir()
+	settled, err := CreateJournal(dir, "x")
+	must(t, err)
+	must(t, settled.Begin(journalTP("switch.a")))
+	must(t, settled.Outcome(&ApplyResult{Address: "switch.a", Status: StatusApplied}))
+	open, err := CreateJournal(dir, "y")
+	must(t, err)
+	must(t, open.Begin(journalTP("switch.b")))
+	must(t, PruneJournal(dir))
+	if _, err := os.Stat(settled.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the settled journal must be removed: %v", err)
+	}
+	if _, err := os.Stat(open.Path()); err != nil {
+		t.Fatalf("a journal with an interrupted target must stay: %v", err)
+	}
+	must(t, PruneJournal(filepath.Join(dir, "missing")))
+}

@@ -145,6 +145,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer lock.Release()
 
 	journalDir := plan.JournalDir(lockPath)
+	if err := plan.PruneJournal(journalDir); err != nil {
+		return fail(err.Error())
+	}
 	interrupted, err := plan.ReadJournal(journalDir)
 	if err != nil {
 		return fail(err.Error())

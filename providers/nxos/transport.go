@@ -49,7 +49,7 @@ func (t *sshTransport) Open(a *transport.Args) error {
 	d := net.Dialer{}
 	conn, err := d.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
-		if ctx.Err() != nil && t.ctx.Err() == nil {
+		if (ctx.Err() != nil || isTimeout(err)) && t.ctx.Err() == nil {
 			return fmt.Errorf("TCP connect to %s: no answer within %s", t.addr, t.timeout)
 		}
 		return fmt.Errorf("TCP connect to %s: %w", t.addr, err)
@@ -68,7 +68,7 @@ func (t *sshTransport) Open(a *transport.Args) error {
 	})
 	if err != nil {
 		_ = conn.Close()
-		if ctx.Err() != nil && t.ctx.Err() == nil && !errors.Is(err, errHostKey) {
+		if (ctx.Err() != nil || isTimeout(err)) && t.ctx.Err() == nil && !errors.Is(err, errHostKey) {
 			// Accepted TCP, then silence: a hung SSH daemon or something
 			// that is not SSH on this port.
 			return fmt.Errorf("SSH handshake with %s: no answer within %s (the port accepts connections but does not speak SSH)", t.addr, t.timeout)
@@ -105,6 +105,14 @@ func (t *sshTransport) Open(a *transport.Args) error {
 	t.loggedin = true
 	t.mu.Unlock()
 	return nil
+}
+
+// isTimeout reports whether err is a network deadline expiring (the
+// connection's deadline is the connect timeout's, and may fire a moment
+// before the context notices).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // loggedIn reports whether Open got as far as a shell (the login worked),
