@@ -13,24 +13,51 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/rocefabric/roce/internal/buildinfo"
 	"github.com/rocefabric/roce/nics/agentproto"
 )
+
+const agentUsage = `Usage: roce-agent [-root DIR] < request.json > response.json
+
+The host side of roce: reads one JSON request on stdin (read, apply, probe,
+counters; docs/agent-protocol.md) and writes one JSON response on stdout.
+roce-plan, roce-apply and roce-verify run it locally or over SSH; a fleet
+runner can run it with a saved request (examples/fleet-runners).
+
+Examples:
+  echo '{"version":1,"op":"counters"}' | roce-agent
+  roce-agent -root /tmp/labhost < request.json > response.json
+  roce-agent -version
+
+Exit codes: 0 a response was written (check "ok" in it); 1 no response could
+be written; 2 the command line is wrong (docs/exit-codes.md).
+
+Flags:
+`
 
 func main() {
 	fs := flag.NewFlagSet("roce-agent", flag.ContinueOnError)
 	root := fs.String("root", "/", "prefix for every file, sysfs and configfs path (lab hosts and tests use a temporary tree)")
-	version := fs.Bool("version", false, "print the protocol version and exit")
+	version := fs.Bool("version", false, "print the version (module version, commit) and the protocol version, and exit")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), agentUsage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
 		os.Exit(2)
 	}
 	if *version {
-		fmt.Printf("roce-agent protocol %d\n", agentproto.Version)
+		fmt.Printf("%s protocol %d\n", buildinfo.Read().String("roce-agent"), agentproto.Version)
 		return
 	}
 	// SIGINT, SIGTERM and SIGHUP (an SSH session that drops) end the
