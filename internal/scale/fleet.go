@@ -120,6 +120,20 @@ func (f *fleet) linesHandled() map[string]int {
 	return out
 }
 
+// roundTrips is, per switch kind, the round trips its simulators counted
+// so far: client turns on the NX-OS shells (lines sent together count
+// once), RPCs on the gNMI targets.
+func (f *fleet) roundTrips() map[string]int {
+	out := map[string]int{}
+	for i, s := range f.nx {
+		out[f.nkind[i]] += s.Switch().RoundTrips()
+	}
+	for i, s := range f.gn {
+		out[f.gkind[i]] += s.Target().RPCs()
+	}
+	return out
+}
+
 // setsServed is, per gNMI kind, how many SetRequests its targets applied
 // in all (the simulators keep them): a count the calibration can be
 // checked against.
@@ -228,7 +242,7 @@ func startSwitch(ctx context.Context, kind, name string, users map[string]string
 	switch kind {
 	case KindNexus5000, KindNexus7000:
 		o := nxsim.Options{Hostname: name, Platform: kind, Users: users, HostKey: key,
-			Faults: nxsim.Faults{Latency: lat.NXOS}, Logger: log}
+			Faults: nxsim.Faults{RoundTripLatency: lat.NXOS}, Logger: log}
 		if kind == KindNexus5000 {
 			o.Version, o.Chassis = "7.1(4)N1(1)", "Nexus 5596"
 			o.Interfaces = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4"}

@@ -22,8 +22,9 @@ import (
 	"github.com/rocefabric/roce/providers/nxos"
 )
 
-// Latency is the injected latency: per answered command on the NX-OS
-// simulators, per RPC on the gNMI targets.
+// Latency is the injected latency: per client turn on the NX-OS
+// simulators (a network round trip: lines sent together pay it once), per
+// RPC on the gNMI targets.
 type Latency struct {
 	NXOS time.Duration
 	GNMI time.Duration
@@ -44,6 +45,9 @@ type Config struct {
 	// tmpfs it costs no disk I/O, as a real fleet's hosts have their own.
 	TempRoot string
 	Logger   *slog.Logger
+	// NXOS builds the Nexus targets (nil = nxos.New); a benchmark compares
+	// another way of driving them against the default with it.
+	NXOS plan.SwitchFactory
 	// Progress, when set, gets one line per step, for a person watching.
 	Progress func(string)
 }
@@ -152,19 +156,38 @@ type Report struct {
 	// Lines is, per phase ("plan", "apply", "replan") and NX-OS kind, the
 	// commands the simulators answered, counted by them.
 	Lines map[string]map[string]int
+	// Trips is, per phase and kind, the round trips counted by the
+	// simulators (NX-OS client turns, gNMI RPCs) and, for hosts, the agent
+	// calls made.
+	Trips map[string]map[string]int
+}
+
+// TripsPer is the mean round trips per target of a kind in a phase.
+func (r *Report) TripsPer(phase, kind string) float64 {
+	if r.Mix[kind] == 0 {
+		return 0
+	}
+	return float64(r.Trips[phase][kind]) / float64(r.Mix[kind])
 }
 
 // countLines runs fn and records the NX-OS commands answered meanwhile.
-func (r *Report) countLines(f *fleet, phase string, fn func() (Usage, error)) (Usage, error) {
-	before := f.linesHandled()
+func (r *Report) countLines(f *fleet, calls *hostprov.CallCounter, phase string, fn func() (Usage, error)) (Usage, error) {
+	before, tripsBefore, callsBefore := f.linesHandled(), f.roundTrips(), calls.Calls()
 	u, err := fn()
-	after := f.linesHandled()
+	after, tripsAfter := f.linesHandled(), f.roundTrips()
 	if r.Lines == nil {
 		r.Lines = map[string]map[string]int{}
+	}
+	if r.Trips == nil {
+		r.Trips = map[string]map[string]int{}
 	}
 	r.Lines[phase] = map[string]int{}
 	for k, n := range after {
 		r.Lines[phase][k] = n - before[k]
+	}
+	r.Trips[phase] = map[string]int{KindHost: int(calls.Calls() - callsBefore)}
+	for k, n := range tripsAfter {
+		r.Trips[phase][k] = n - tripsBefore[k]
 	}
 	return u, err
 }
@@ -220,13 +243,26 @@ func RaiseFileLimit() (uint64, error) {
 // Registry is the provider wiring of the benchmark: the real switch
 // providers, and the in-process agent for the simulated hosts.
 func Registry() *plan.Registry {
+	return registry(nil, nil)
+}
+
+// registry is Registry with the Nexus factory nxf (nil = nxos.New) and the
+// hosts' agent calls counted in calls (nil = not counted).
+func registry(nxf plan.SwitchFactory, calls *hostprov.CallCounter) *plan.Registry {
+	if nxf == nil {
+		nxf = nxos.New
+	}
+	host := plan.HostFactory(hostprov.NewInProcess)
+	if calls != nil {
+		host = hostprov.NewInProcessCounted(calls)
+	}
 	return &plan.Registry{
 		Switches: map[string]plan.SwitchFactory{
-			policies.PlatformNexus5000: nxos.New,
-			policies.PlatformNexus7000: nxos.New,
+			policies.PlatformNexus5000: nxf,
+			policies.PlatformNexus7000: nxf,
 			policies.PlatformGNMI:      gnmiprov.New,
 		},
-		Host: hostprov.NewInProcess,
+		Host: host,
 	}
 }
 
@@ -350,9 +386,9 @@ func load(dir, vars string) (*policies.Fabric, error) {
 	return fab, nil
 }
 
-func (c *Config) engine(par int) *plan.Engine {
+func (c *Config) engine(par int, calls *hostprov.CallCounter) *plan.Engine {
 	return &plan.Engine{
-		Registry:      Registry(),
+		Registry:      registry(c.NXOS, calls),
 		Env:           plan.Env{Logger: c.logger(), Getenv: func(string) (string, bool) { return "", false }, Timeout: 5 * time.Minute},
 		Parallelism:   par,
 		TargetTimeout: 30 * time.Minute,
@@ -423,7 +459,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Phases = append(rep.Phases, Phase{Name: "load policy (HCL)", Targets: len(fab.Switches) + len(fab.Hosts), Usage: u})
 	cfg.progress("loaded the policy: %d switches, %d hosts in %s", len(fab.Switches), len(fab.Hosts), u.Wall.Round(time.Millisecond))
 
-	e := cfg.engine(cfg.Parallelism)
+	calls := &hostprov.CallCounter{}
+	e := cfg.engine(cfg.Parallelism, calls)
 	rec := newRecorder()
 	targets, err := bind(e, fab, rec)
 	if err != nil {
@@ -434,7 +471,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	var p1 *plan.Plan
 	rec.reset()
-	u, err = rep.countLines(fb.fleet, "plan", func() (Usage, error) {
+	u, err = rep.countLines(fb.fleet, calls, "plan", func() (Usage, error) {
 		return measure(func() error {
 			p1 = e.Plan(ctx, targets)
 			return planErrors(p1)
@@ -455,7 +492,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	ro := plan.RolloutOptions{Canary: cfg.Canary, BatchSize: 0, Parallelism: cfg.Parallelism}
 	rec.reset()
-	u, err = rep.countLines(fb.fleet, "apply", func() (Usage, error) {
+	u, err = rep.countLines(fb.fleet, calls, "apply", func() (Usage, error) {
 		return measure(func() error {
 			res, err := e.Apply(ctx, p1, targets, ro)
 			if err != nil {
@@ -480,7 +517,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.progress("apply: %s wall", u.Wall.Round(time.Millisecond))
 
 	rec.reset()
-	u, err = rep.countLines(fb.fleet, "replan", func() (Usage, error) {
+	u, err = rep.countLines(fb.fleet, calls, "replan", func() (Usage, error) {
 		return measure(func() error {
 			p2 := e.Plan(ctx, targets)
 			if err := planErrors(p2); err != nil {
@@ -504,7 +541,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Phases = append(rep.Phases, rec.phase("second plan (empty)", n, u))
 	cfg.progress("second plan: empty, %s wall", u.Wall.Round(time.Millisecond))
 	rep.Sets = fb.fleet.setsServed()
+	rep.FillCountedIdeals()
 	return rep, nil
+}
+
+// phaseKeys maps the measured phases to their round-trip keys.
+var phaseKeys = map[string]string{"plan": "plan", "apply": "apply", "second plan (empty)": "replan"}
+
+// FillCountedIdeals sets each phase's ideal from the round trips the
+// simulators counted: ceil(switches / parallelism) × mean counted round
+// trips per switch × latency. Run calls it; FillIdeals replaces it with a
+// calibrated estimate.
+func (r *Report) FillCountedIdeals() {
+	r.fillIdeals(func(phase, kind string) int { return r.Trips[phase][kind] })
+}
+
+// CPUPerTarget is the phase's CPU time (controller and simulators) per
+// target.
+func (p Phase) CPUPerTarget() time.Duration {
+	if p.Targets == 0 {
+		return 0
+	}
+	return p.CPU() / time.Duration(p.Targets)
 }
 
 func (r *recorder) phase(name string, n int, u Usage) Phase {
@@ -633,7 +691,7 @@ func calibrationRun(ctx context.Context, mix Mix, lat time.Duration, log *slog.L
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
 	cfg := Config{Logger: log}
-	e := cfg.engine(1)
+	e := cfg.engine(1, nil)
 	rec := newRecorder()
 	targets, err := bind(e, fab, rec)
 	if err != nil {
@@ -672,17 +730,21 @@ func calibrationRun(ctx context.Context, mix Mix, lat time.Duration, log *slog.L
 // the ideal counts the latency-bound targets, the switches.
 func (r *Report) FillIdeals(cal *Calibration) {
 	r.Cal = cal
-	rt := cal.RoundTrips
-	key := map[string]string{"plan": "plan", "apply": "apply", "second plan (empty)": "replan"}
+	r.fillIdeals(func(phase, kind string) int { return r.Mix[kind] * cal.RoundTrips[kind][phase] })
+}
+
+// fillIdeals sets each phase's ideal from trips(phase, kind), the round
+// trips of all switches of a kind.
+func (r *Report) fillIdeals(trips func(phase, kind string) int) {
 	for i := range r.Phases {
 		ph := &r.Phases[i]
-		k, ok := key[ph.Name]
+		k, ok := phaseKeys[ph.Name]
 		if !ok {
 			continue
 		}
 		total, n := 0, 0
 		for _, kind := range switchKinds {
-			total += r.Mix[kind] * rt[kind][k]
+			total += trips(k, kind)
 			n += r.Mix[kind]
 		}
 		if n == 0 {
@@ -710,6 +772,16 @@ func (r *Report) Print(w interface{ Write([]byte) (int, error) }) {
 				b["plan"].Round(100*time.Microsecond), b["apply"].Round(100*time.Microsecond), b["replan"].Round(100*time.Microsecond))
 		}
 	}
+	if r.Trips != nil {
+		fmt.Fprintf(w, "round trips per target, counted by the simulators (NX-OS: client turns, lines sent together count once; gNMI: RPCs; host: agent calls):\n")
+		fmt.Fprintf(w, "  %-14s %6s %6s %7s\n", "kind", "plan", "apply", "replan")
+		for _, k := range append(append([]string{}, switchKinds...), KindHost) {
+			if r.Mix[k] == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "  %-14s %6.1f %6.1f %7.1f\n", k, r.TripsPer("plan", k), r.TripsPer("apply", k), r.TripsPer("replan", k))
+		}
+	}
 	var per []string
 	for _, k := range switchKinds {
 		if r.Mix[k] > 0 {
@@ -734,7 +806,7 @@ func (r *Report) Print(w interface{ Write([]byte) (int, error) }) {
 		fmt.Fprintf(w, "commands the %s simulators answered per target (counted by nxsim): plan %.1f, apply %.1f, replan %.1f\n",
 			k, float64(r.Lines["plan"][k])/n, float64(r.Lines["apply"][k])/n, float64(r.Lines["replan"][k])/n)
 	}
-	fmt.Fprintf(w, "%-22s %7s %10s %10s %10s %10s %10s %8s %7s %12s %10s %10s\n", "phase", "targets", "wall", "cpu", "user", "sys", "peak-rss", "ideal", "ratio", "switch-ratio", "cpu-floor", "others-cpu")
+	fmt.Fprintf(w, "%-22s %7s %10s %10s %10s %10s %10s %8s %7s %12s %10s %10s %10s\n", "phase", "targets", "wall", "cpu", "user", "sys", "peak-rss", "ideal", "ratio", "switch-ratio", "cpu-floor", "others-cpu", "cpu/target")
 	for _, p := range r.Phases {
 		ideal, ratio, sr := "-", "-", "-"
 		if p.Ideal > 0 {
@@ -742,9 +814,9 @@ func (r *Report) Print(w interface{ Write([]byte) (int, error) }) {
 			ratio = fmt.Sprintf("%.2f", p.Ratio())
 			sr = fmt.Sprintf("%.2f", p.SwitchRatio())
 		}
-		fmt.Fprintf(w, "%-22s %7d %10s %10s %10s %10s %10s %8s %7s %12s %10s %10s\n", p.Name, p.Targets,
+		fmt.Fprintf(w, "%-22s %7d %10s %10s %10s %10s %10s %8s %7s %12s %10s %10s %10s\n", p.Name, p.Targets,
 			p.Wall.Round(time.Millisecond), p.CPU().Round(time.Millisecond), p.User.Round(time.Millisecond), p.Sys.Round(time.Millisecond),
-			mib(p.MaxRSS), ideal, ratio, sr, p.CPUFloor().Round(time.Millisecond), p.Others().Round(10*time.Millisecond))
+			mib(p.MaxRSS), ideal, ratio, sr, p.CPUFloor().Round(time.Millisecond), p.Others().Round(10*time.Millisecond), cpuMS(p.CPUPerTarget()))
 	}
 	for _, p := range r.Phases {
 		if len(p.Spans) == 0 {
@@ -768,7 +840,12 @@ func (r *Report) Print(w interface{ Write([]byte) (int, error) }) {
 		cpu += p.CPU()
 	}
 	fmt.Fprintf(w, "total measured CPU %s on %d CPUs; peak RSS %s; first plan: %d changes\n", cpu.Round(time.Millisecond), runtime.NumCPU(), mib(peak), r.Changes)
+	fmt.Fprintln(w, "ideal = ceil(switches / parallelism) x mean round trips per switch x latency; cpu/target = phase CPU (controller and simulators) / targets")
 	fmt.Fprintln(w, "ratio = wall / ideal; switch-ratio = (when the last switch finished) / ideal; cpu-floor = CPU time / CPUs (simulators and controller share this machine); others-cpu = CPU other processes used meanwhile")
+}
+
+func cpuMS(d time.Duration) string {
+	return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.0fMiB", float64(b)/(1<<20)) }

@@ -52,6 +52,16 @@ func TestSmoke(t *testing.T) {
 	if rep.Lines["apply"][KindNexus5000] == 0 || rep.Lines["plan"][KindNexus7000] == 0 {
 		t.Errorf("NX-OS commands counted %v: want the simulators' counts per phase", rep.Lines)
 	}
+	for _, k := range []string{KindNexus5000, KindNexus7000, KindArista, KindHost} {
+		for _, ph := range []string{"plan", "apply", "replan"} {
+			if rep.TripsPer(ph, k) <= 0 {
+				t.Errorf("%s %s: no round trips counted (%v)", k, ph, rep.Trips)
+			}
+		}
+	}
+	if rep.Phases[1].Ideal <= 0 || rep.Phases[2].RoundTrips <= rep.Phases[1].RoundTrips {
+		t.Errorf("ideals from counted round trips: plan %+v, apply %+v; want a positive ideal and more round trips to apply than to plan", rep.Phases[1], rep.Phases[2])
+	}
 	cal, err := Calibrate(ctx, time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +74,7 @@ func TestSmoke(t *testing.T) {
 	rep.FillIdeals(cal)
 	var b bytes.Buffer
 	rep.Print(&b)
-	for _, want := range []string{"plan", "apply", "second plan (empty)", "round trips per target", "peak RSS"} {
+	for _, want := range []string{"plan", "apply", "second plan (empty)", "round trips per target", "counted by the simulators", "cpu/target", "peak RSS"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}

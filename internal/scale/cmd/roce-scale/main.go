@@ -5,7 +5,7 @@
 // ideal for each phase. See docs/performance.md.
 //
 //	roce-scale [-switches 1000] [-hosts 10000] [-parallelism 64] [-latency 2ms]
-//	           [-canary 0] [-calibrate 25ms] [-cpuprofile FILE]
+//	           [-canary 0] [-calibrate 0] [-cpuprofile FILE]
 package main
 
 import (
@@ -31,9 +31,9 @@ func run() int {
 	switches := fs.Int("switches", 1000, "simulated switches (40% Nexus 5000, 20% Nexus 7000, 40% gNMI: Arista, SONiC, SR Linux)")
 	hosts := fs.Int("hosts", 10000, "simulated hosts (lab roots with emulated kernel interfaces)")
 	par := fs.Int("parallelism", 64, "targets planned/applied at once")
-	lat := fs.Duration("latency", 2*time.Millisecond, "latency injected per NX-OS command and per gNMI RPC")
+	lat := fs.Duration("latency", 2*time.Millisecond, "latency injected per round trip: per client turn on the NX-OS simulators, per gNMI RPC")
 	canary := fs.Int("canary", 0, "canary targets applied one by one before the single batch (the ideal does not count them)")
-	cal := fs.Duration("calibrate", 25*time.Millisecond, "latency used to measure round trips per target by differential timing (0 = skip)")
+	cal := fs.Duration("calibrate", 0, "also estimate round trips per target by differential timing at this latency and base the ideal on that instead of the simulators' counts (0 = skip)")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of the measured phases to this file")
 	dir := fs.String("dir", "", "work directory, kept afterwards (default: a temporary directory under -tmp, removed afterwards)")
 	tmp := fs.String("tmp", defaultTmp(), "where the temporary work directory goes (the hosts' emulated state lives there)")
