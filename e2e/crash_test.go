@@ -456,6 +456,20 @@ func TestDeadListenerAndPartialPlan(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(strings.TrimSpace(r.stdout), "{") || !strings.Contains(r.stderr, "switch.n5k-1") {
 		t.Fatalf("answering yes applies the rest; -json keeps stdout JSON\n%s", r)
 	}
+
+	// A gNMI switch that accepts TCP and never answers (TLS stalls).
+	eos := l.Targets["eos-1"].Addr()
+	deadGNMI := strings.Replace(string(vars), eos, ln, 1)
+	if deadGNMI == string(vars) {
+		t.Fatalf("the lab vars do not hold eos-1's address %s", eos)
+	}
+	if err := os.WriteFile(varFile, []byte(deadGNMI), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = run("", "roce-plan", "-target", "switch.eos-1", "-connect-timeout", "2s", l.Dir)
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "switch.eos-1: connect to") || !strings.Contains(r.stdout+r.stderr, "no answer within 2s") {
+		t.Fatalf("a dead gNMI listener must be reported naming the switch and the stage\n%s", r)
+	}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -292,10 +292,20 @@ func (t *target) connect(ctx context.Context) error {
 		}
 		t.conn, t.client = conn, client
 	}
-	cctx, cancel := t.opCtx(ctx)
+	// The first RPC establishes the connection (TCP, TLS, HTTP/2): it is
+	// bounded by the connect timeout, so a dead target is reported in
+	// seconds, naming the stage.
+	connectTimeout := t.env.ConnectTimeout
+	if connectTimeout <= 0 {
+		connectTimeout = plan.DefaultConnectTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	caps, err := t.client.Capabilities(cctx, &gpb.CapabilityRequest{})
 	if err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			return fmt.Errorf("%s: connect to %s (gNMI Capabilities, the first RPC): no answer within %s", t.Address(), t.sw.Address, connectTimeout)
+		}
 		return fmt.Errorf("%s: gNMI Capabilities from %s: %w", t.Address(), t.sw.Address, err)
 	}
 	enc, err := chooseEncoding(caps.GetSupportedEncodings())
