@@ -157,3 +157,76 @@ func TestExamplesAreCanonical(t *testing.T) {
 		t.Fatalf("found only %d example policies", n)
 	}
 }
+
+// examples/README.md says which examples print warnings, and which; every
+// other example validates without one. `roce-plan validate` holds it to
+// that.
+func TestExamplesReadmeNamesEveryWarning(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Dir(filepath.Dir(file))
+	b, err := os.ReadFile(filepath.Join(repo, "examples", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// | `dscp/`, `mixed/` | `bandwidth_percent not applied` on ... |
+	rowRe := regexp.MustCompile("(?m)^\\| ((?:`[a-z-]+/`(?:, )?)+) \\| (.*) \\|$")
+	tick := regexp.MustCompile("`([^`]+)`")
+	documented := map[string]map[string]bool{}
+	for _, m := range rowRe.FindAllStringSubmatch(string(b), -1) {
+		var titles []string
+		for _, w := range tick.FindAllStringSubmatch(m[2], -1) {
+			titles = append(titles, w[1])
+		}
+		for _, d := range tick.FindAllStringSubmatch(m[1], -1) {
+			dir := strings.TrimSuffix(d[1], "/")
+			if documented[dir] == nil {
+				documented[dir] = map[string]bool{}
+			}
+			for _, w := range titles {
+				documented[dir][w] = true
+			}
+		}
+	}
+	// The lab row says "the same, and ...": it has the dscp row's warning too.
+	for w := range documented["dscp"] {
+		if documented["lab"] != nil {
+			documented["lab"][w] = true
+		}
+	}
+	if len(documented) < 2 {
+		t.Fatalf("the warnings table of examples/README.md was not found: %v", documented)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(repo, "examples", "*"))
+	n := 0
+	for _, d := range dirs {
+		if m, _ := filepath.Glob(filepath.Join(d, "*.hcl")); len(m) == 0 {
+			continue
+		}
+		n++
+		name := filepath.Base(d)
+		var out bytes.Buffer
+		cmd := exec.Command(filepath.Join(binDir, "roce-plan"), "validate", d)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Errorf("examples/%s does not validate: %v\n%s", name, err, out.String())
+			continue
+		}
+		got := map[string]bool{}
+		for _, m := range regexp.MustCompile(`(?m)^Warning: (.+)$`).FindAllStringSubmatch(out.String(), -1) {
+			got[m[1]] = true
+		}
+		for w := range got {
+			if !documented[name][w] {
+				t.Errorf("examples/%s warns %q, which examples/README.md does not say", name, w)
+			}
+		}
+		for w := range documented[name] {
+			if !got[w] && !strings.Contains(out.String(), w) {
+				t.Errorf("examples/README.md says examples/%s warns %q; it does not:\n%s", name, w, out.String())
+			}
+		}
+	}
+	if n < 7 {
+		t.Fatalf("found only %d example policies", n)
+	}
+}

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// The CI examples read the fabric once per job: the Markdown the reviewers
+// see and the plan file roce-apply pushes come from one roce-plan run, and
+// every job that applies applies a saved plan file.
+func TestCIExamplesReadTheFabricOncePerJob(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "ci", "*.yml"))
+	if len(files) < 3 {
+		t.Fatalf("found only %v", files)
+	}
+	// A job starts at a key alone on its line: "  name:" under jobs: (GitHub)
+	// or "name:" at the top level (GitLab).
+	githubJob := regexp.MustCompile(`^  ([a-z][a-z0-9_-]*):\s*$`)
+	gitlabJob := regexp.MustCompile(`^([a-z][a-z0-9_-]*):\s*$`)
+	// roce-plan as a command: at the start of a step or script line, or
+	// after && or ; (not inside an echo).
+	readRe := regexp.MustCompile(`(?:^\s*(?:-\s+)?(?:run:\s*)?|&&\s*|;\s*)(roce-plan(?:\s+[^\n#|;&>]*)?)`)
+	jobs := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobRe := gitlabJob
+		if strings.Contains(string(b), "\njobs:") {
+			jobRe = githubJob
+		}
+		reads := map[string]int{}
+		job := ""
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := jobRe.FindStringSubmatch(line); m != nil {
+				job = m[1]
+				continue
+			}
+			code, _, _ := strings.Cut(line, "#")
+			for _, sm := range readRe.FindAllStringSubmatch(code, -1) {
+				m := sm[1]
+				fields := strings.Fields(m)
+				if len(fields) > 1 && (fields[1] == "validate" || fields[1] == "fmt") {
+					continue // no device contacted
+				}
+				reads[job]++
+				if reads[job] > 1 {
+					t.Errorf("%s:%d: job %q reads the fabric a second time (%s); print and save one plan: roce-plan -markdown -out plan.roce", rel(filepath.Dir(filepath.Dir(file)), f), i+1, job, strings.TrimSpace(m))
+				}
+			}
+			if strings.Contains(code, "roce-apply") && !strings.Contains(code, "-recover") && !strings.Contains(code, ".roce") && !strings.Contains(code, "roce-apply also") {
+				t.Errorf("%s:%d: roce-apply without a saved plan file re-plans what nobody reviewed: %s", rel(filepath.Dir(filepath.Dir(file)), f), i+1, strings.TrimSpace(line))
+			}
+		}
+		jobs += len(reads)
+	}
+	if jobs < 4 {
+		t.Fatalf("found roce-plan in only %d jobs; the scan is broken", jobs)
+	}
+}
