@@ -191,6 +191,9 @@ func Usage(fs *flag.FlagSet, text string) func() {
 	return func() {
 		w := fs.Output()
 		fmt.Fprint(w, text)
+		if ex := Examples(fs.Name()); ex != "" {
+			fmt.Fprint(w, "\nExamples:\n"+ex)
+		}
 		fmt.Fprintln(w, "\nFlags:")
 		fs.PrintDefaults()
 	}

@@ -1,0 +1,174 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/internal/cli"
+	"github.com/rocefabric/roce/verify"
+)
+
+var binaries = []string{"roce-plan", "roce-apply", "roce-verify", "roce-agent", "roce-lab"}
+
+func runBin(t *testing.T, name string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Stdin = strings.NewReader("")
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// Every binary has -version (one line: its name, module version and, when
+// built from a checkout, the commit) and -h with examples and its exit
+// codes, both exiting 0.
+func TestEveryBinaryHasVersionAndHelp(t *testing.T) {
+	for _, b := range binaries {
+		code, out, errb := runBin(t, b, "-version")
+		if code != 0 || !strings.HasPrefix(out, b+" ") || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s -version: exit %d, stdout %q, stderr %q", b, code, out, errb)
+		}
+		code, out, errb = runBin(t, b, "-h")
+		help := out + errb
+		if code != 0 {
+			t.Errorf("%s -h: exit %d\n%s", b, code, help)
+		}
+		for _, want := range []string{"Usage", "Examples:", "Exit codes", "-version"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%s -h does not mention %q:\n%s", b, want, help)
+			}
+		}
+	}
+	// Subcommands too.
+	for _, args := range [][]string{{"roce-plan", "validate"}, {"roce-plan", "fmt"}, {"roce-lab", "up"}, {"roce-lab", "down"}, {"roce-lab", "status"}, {"roce-lab", "upgrade"}} {
+		code, out, errb := runBin(t, args[0], args[1], "-h")
+		if code != 0 || !strings.Contains(out+errb, "Examples:") {
+			t.Errorf("%s %s -h: exit %d, no examples:\n%s%s", args[0], args[1], code, out, errb)
+		}
+	}
+}
+
+// docs/exit-codes.md is the one table of exit codes: it lists exactly the
+// codes each binary's -h names, and the code's own constants.
+func TestExitCodeTableMatchesBinaries(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(file)), "docs", "exit-codes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := map[string][]int{}
+	for _, m := range regexp.MustCompile(`(?m)^\| (roce-[a-z]+) \| (\d+) \|`).FindAllStringSubmatch(string(b), -1) {
+		n, _ := strconv.Atoi(m[2])
+		table[m[1]] = append(table[m[1]], n)
+	}
+	codeRe := regexp.MustCompile(`(?:^|[\s;:,(])(\d)(?:\s)`)
+	for _, bin := range binaries {
+		_, out, errb := runBin(t, bin, "-h")
+		help := out + errb
+		i := strings.Index(help, "Exit codes")
+		if i < 0 {
+			t.Errorf("%s -h has no exit codes", bin)
+			continue
+		}
+		section := help[i:]
+		if j := strings.Index(section, "\n\n"); j >= 0 {
+			section = section[:j]
+		}
+		seen := map[int]bool{}
+		for _, m := range codeRe.FindAllStringSubmatch(section, -1) {
+			n, _ := strconv.Atoi(m[1])
+			seen[n] = true
+		}
+		var fromHelp []int
+		for n := range seen {
+			fromHelp = append(fromHelp, n)
+		}
+		sort.Ints(fromHelp)
+		got := append([]int(nil), table[bin]...)
+		sort.Ints(got)
+		if len(got) == 0 || !equalInts(got, fromHelp) {
+			t.Errorf("%s: docs/exit-codes.md lists %v, its -h names %v:\n%s", bin, got, fromHelp, section)
+		}
+	}
+	for _, c := range []struct {
+		bin  string
+		code int
+	}{
+		{"roce-plan", cli.ExitOK}, {"roce-plan", cli.ExitError}, {"roce-plan", cli.ExitChanges},
+		{"roce-apply", cli.ExitOK}, {"roce-apply", cli.ExitError},
+		{"roce-verify", verify.ExitPass}, {"roce-verify", verify.ExitError}, {"roce-verify", verify.ExitFailed},
+	} {
+		found := false
+		for _, n := range table[c.bin] {
+			found = found || n == c.code
+		}
+		if !found {
+			t.Errorf("%s can exit %d; docs/exit-codes.md does not list it", c.bin, c.code)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The examples every -h shows run against the lab, with the exit code
+// their comment names: roce-lab's own, then roce-plan, roce-apply and
+// roce-verify on a fresh lab.
+func TestHelpExamplesRun(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Dir(filepath.Dir(file))
+	examples := func(args ...string) []docCommand {
+		_, out, errb := runBin(t, args[0], append(args[1:], "-h")...)
+		help := out + errb
+		i := strings.Index(help, "Examples:\n")
+		if i < 0 {
+			t.Fatalf("%v -h has no examples", args)
+		}
+		var cmds []docCommand
+		for _, line := range strings.Split(help[i+len("Examples:\n"):], "\n") {
+			if !strings.HasPrefix(line, "  ") {
+				break
+			}
+			c := docCommand{doc: strings.Join(args, " ") + " -h", text: strings.TrimSpace(line)}
+			if m := exitComment.FindStringSubmatch(c.text); m != nil {
+				c.want, _ = strconv.Atoi(m[1])
+			}
+			cmds = append(cmds, c)
+		}
+		return cmds
+	}
+	var cmds []docCommand
+	cmds = append(cmds, examples("roce-lab")...)
+	cmds = append(cmds, docCommand{doc: "test", text: "roce-lab up -d examples/lab"})
+	for _, b := range [][]string{{"roce-plan", "validate"}, {"roce-plan", "fmt"}, {"roce-plan"}, {"roce-apply"}, {"roce-verify"}} {
+		cmds = append(cmds, examples(b...)...)
+	}
+	cmds = append(cmds, docCommand{doc: "test", text: "roce-lab down examples/lab"})
+	if len(cmds) < 15 {
+		t.Fatalf("only %d examples found: %+v", len(cmds), cmds)
+	}
+	runDocCommands(t, docWorkdir(t, repo), cmds)
+}
