@@ -47,6 +47,9 @@ type dialer struct {
 	opTimeout time.Duration
 	// connectTimeout bounds TCP connect, SSH handshake and login.
 	connectTimeout time.Duration
+	// sequential keeps scrapligo's one-command-per-exchange login and
+	// logout (batch.go).
+	sequential bool
 }
 
 // conn is one scrapligo cisco_nxos session. Every exchange is recorded.
@@ -104,6 +107,9 @@ func (dl dialer) open(ctx context.Context) (*conn, error) {
 	cfg.NotContains = slices.Clone(configurationNotContains)
 	d.UpdatePrivileges()
 	d.FailedWhenContains = slices.Clone(failedWhenContains)
+	if !dl.sequential {
+		d.OnOpen, d.OnClose = onOpenBatched(d.OnOpen), onCloseBatched(d.OnClose)
+	}
 	if err := d.Open(); err != nil {
 		_ = tr.Close()
 		if errors.Is(err, errHostKey) {

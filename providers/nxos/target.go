@@ -39,6 +39,9 @@ type Target struct {
 	// connection dropped during apply.
 	backoff []time.Duration
 	now     func() time.Time
+	// sequential reads one command per exchange instead of in one batch
+	// (batch.go).
+	sequential bool
 }
 
 var _ plan.Target = (*Target)(nil)
@@ -125,7 +128,7 @@ func (t *Target) dialer() (dialer, string, error) {
 	if tr.warning != "" {
 		t.log.Warn(tr.warning, "target", t.Address())
 	}
-	return dialer{address: t.sw.Address, user: sec.Username, auth: auth, trust: tr, opTimeout: t.opTimeout, connectTimeout: t.env.ConnectTimeout}, tr.warning, nil
+	return dialer{address: t.sw.Address, user: sec.Username, auth: auth, trust: tr, opTimeout: t.opTimeout, connectTimeout: t.env.ConnectTimeout, sequential: t.sequential}, tr.warning, nil
 }
 
 // Plan reads the switch (or its capture) and returns what must change.
@@ -221,6 +224,9 @@ func (t *Target) checkVDC(st *state, cmds []string) error {
 
 // readLive reads version, modules, VDC and the managed configuration.
 func (t *Target) readLive(c *conn) (*state, error) {
+	if !t.sequential {
+		return t.readBatched(c, nil)
+	}
 	st := &state{}
 	out, err := c.command("show version")
 	if err != nil {
@@ -249,6 +255,9 @@ func (t *Target) readLive(c *conn) (*state, error) {
 // readConfig reads the managed configuration into a copy of st (version,
 // modules and VDC are kept): after a change only the configuration moves.
 func (t *Target) readConfig(c *conn, facts *state) (*state, error) {
+	if !t.sequential {
+		return t.readBatched(c, facts)
+	}
 	st := &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName}
 	var text strings.Builder
 	for _, sec := range sections {

@@ -1,0 +1,286 @@
+package nxos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/scrapli/scrapligo/channel"
+	"github.com/scrapli/scrapligo/driver/network"
+
+	"github.com/rocefabric/roce/nexus"
+	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
+)
+
+// Reading in one exchange. scrapligo sends a command, waits for its echo,
+// sends the return and waits for the prompt: two network round trips per
+// command. The show commands a read needs do not depend on each other's
+// answers, so they are written together, as a terminal paste: the CLI
+// reads and runs them in order, echoing each line when it gets to it, and
+// prints a prompt after each answer (docs/performance.md, "One exchange
+// per read"). The answer is cut at those prompts; every part must start
+// with its own command's echo, or the batch is refused as unreadable
+// rather than guessed at.
+
+// execPromptLine is an exec-mode prompt at the end of what was read
+// ("switch# ", "n7k-VDC2# "): scrapligo's cisco_nxos privilege-exec
+// pattern.
+var execPromptLine = regexp.MustCompile(`^([\w.\-]{1,63})#\s?$`)
+
+// batch runs exec commands written in one go and returns each one's
+// answer. A refusal names the command and quotes the answer, like command.
+func (c *conn) batch(cmds []string) ([]string, error) {
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	c.trips++
+	parts, raw, err := runBatch(c.d.Channel, cmds)
+	switch {
+	case errors.Is(err, errUnreadable):
+		// What came back cannot be attributed to the commands: do not
+		// guess, and do not use this session again (more may still be
+		// coming); a rollback, if one is due, reconnects.
+		c.exchange = append(c.exchange, plan.Exchange{Command: strings.Join(cmds, "\n"), Response: raw, Failed: true})
+		_ = c.tr.Close()
+		return nil, fmt.Errorf("%w: %d commands sent together: %w", errConnection, len(cmds), err)
+	case err != nil:
+		c.exchange = append(c.exchange, plan.Exchange{Command: strings.Join(cmds, "\n"), Response: err.Error(), Failed: true})
+		return nil, fmt.Errorf("%w: %w: %d commands sent together (%s): %w", errConnection, errSessionLost, len(cmds), strings.Join(cmds, "; "), err)
+	}
+	var refused error
+	for i, cmd := range cmds {
+		failed := containsAny(parts[i], failedWhenContains)
+		c.exchange = append(c.exchange, plan.Exchange{Command: cmd, Response: parts[i], Failed: failed})
+		if failed && refused == nil {
+			refused = fmt.Errorf("the switch refused %q: %s", cmd, firstLines(parts[i]))
+		}
+	}
+	return parts, refused
+}
+
+// errUnreadable marks a batch whose answer cannot be cut into the
+// commands' answers.
+var errUnreadable = errors.New("the answer cannot be attributed to the commands")
+
+// runBatch writes cmds in one go on an exec-mode channel (its prompt
+// already read) and reads until the prompt after the last answer. It
+// returns the answers and what was read.
+func runBatch(ch *channel.Channel, cmds []string) ([]string, string, error) {
+	if err := ch.Write([]byte(strings.Join(cmds, "\n")+"\n"), false); err != nil {
+		return nil, "", err
+	}
+	deadline := time.Now().Add(ch.TimeoutOps)
+	var buf []byte
+	for {
+		b, err := ch.Read()
+		if err != nil {
+			return nil, string(buf), err
+		}
+		if b == nil {
+			if time.Now().After(deadline) {
+				return nil, string(buf), fmt.Errorf("no complete answer within %s; read so far: %q", ch.TimeoutOps, firstLines(string(buf)))
+			}
+			time.Sleep(ch.ReadDelay)
+			continue
+		}
+		buf = append(buf, b...)
+		parts, done, err := splitBatch(string(buf), cmds)
+		if err != nil {
+			return nil, string(buf), fmt.Errorf("%w: %w", errUnreadable, err)
+		}
+		if done {
+			return parts, string(buf), nil
+		}
+	}
+}
+
+// onOpenBatched replaces scrapligo's cisco_nxos on-open (find the prompt,
+// acquire privilege-exec, then terminal width and terminal length one at
+// a time: five round trips) with one: the prompt NX-OS prints after the
+// login is read as it comes, and both terminal settings are written
+// together. A prompt that is not privilege-exec's gets the stock on-open.
+func onOpenBatched(stock func(*network.Driver) error) func(*network.Driver) error {
+	return func(d *network.Driver) error {
+		ctx, cancel := context.WithTimeout(context.Background(), d.Channel.TimeoutOps)
+		defer cancel()
+		b, err := d.Channel.ReadUntilPrompt(ctx)
+		if err != nil {
+			return fmt.Errorf("waiting for the first prompt: %w", err)
+		}
+		lines := strings.Split(strings.TrimRight(strings.ReplaceAll(string(b), "\r", ""), "\n"), "\n")
+		if !execPromptLine.MatchString(lines[len(lines)-1]) {
+			if stock == nil {
+				return fmt.Errorf("the first prompt %q is not an exec prompt", lines[len(lines)-1])
+			}
+			return stock(d)
+		}
+		d.CurrentPriv = "privilege-exec"
+		cmds := []string{"terminal width 511", "terminal length 0"}
+		parts, _, err := runBatch(d.Channel, cmds)
+		if err != nil {
+			return fmt.Errorf("terminal settings: %w", err)
+		}
+		for i, p := range parts {
+			if containsAny(p, failedWhenContains) {
+				return fmt.Errorf("the switch refused %q: %s", cmds[i], firstLines(p))
+			}
+		}
+		return nil
+	}
+}
+
+// onCloseBatched leaves without asking for a prompt first when the
+// session is known to be in exec mode (scrapligo's stock on-close asks
+// for one: a round trip).
+func onCloseBatched(stock func(*network.Driver) error) func(*network.Driver) error {
+	return func(d *network.Driver) error {
+		if d.CurrentPriv != "privilege-exec" && stock != nil {
+			return stock(d)
+		}
+		return d.Channel.Write([]byte("exit\n"), false)
+	}
+}
+
+// splitBatch cuts what the CLI printed for commands written together:
+//
+//	cmd1 \n answer1 \n host# cmd2 \n answer2 \n … host# cmdN \n answerN \n host#
+//
+// (the prompt before cmd1 was read by the previous exchange). It returns
+// false while the last prompt has not arrived, and an error when a prompt
+// line does not carry the echo of the command expected next.
+func splitBatch(text string, cmds []string) ([]string, bool, error) {
+	text = strings.ReplaceAll(text, "\r", "")
+	nl := strings.LastIndexByte(text, '\n')
+	if nl < 0 {
+		return nil, false, nil
+	}
+	m := execPromptLine.FindStringSubmatch(text[nl+1:])
+	if m == nil {
+		return nil, false, nil
+	}
+	prompt := m[1] + "#"
+	lines := strings.Split(text[:nl], "\n")
+	// Leading blank lines (an empty answer's newline) come before the echo.
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	if len(lines) == 0 {
+		return nil, false, nil
+	}
+	if strings.TrimRight(lines[0], " ") != cmds[0] {
+		return nil, false, fmt.Errorf("the answer does not start with the echo of %q but with %q; this CLI does not take commands written together", cmds[0], lines[0])
+	}
+	parts := make([]string, 0, len(cmds))
+	var cur []string
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, prompt) {
+			cur = append(cur, l)
+			continue
+		}
+		echo := strings.TrimSpace(strings.TrimPrefix(l, prompt))
+		next := len(parts) + 1
+		if next >= len(cmds) {
+			return nil, false, fmt.Errorf("a prompt with %q after the answer to the last command, %q", echo, cmds[len(cmds)-1])
+		}
+		if echo == "" {
+			// The prompt arrived before the echo of the next line: more
+			// is coming.
+			return nil, false, nil
+		}
+		if echo != cmds[next] {
+			return nil, false, fmt.Errorf("prompt %d carries %q where the echo of %q was expected", next, echo, cmds[next])
+		}
+		parts = append(parts, strings.Join(cur, "\n"))
+		cur = nil
+	}
+	if len(parts) != len(cmds)-1 {
+		return nil, false, nil
+	}
+	parts = append(parts, strings.Join(cur, "\n"))
+	for i, p := range parts {
+		parts[i] = tidyAnswer(p)
+	}
+	return parts, true, nil
+}
+
+// tidyAnswer trims an answer as scrapligo's SendCommand does (trailing
+// spaces of every line, blank lines at both ends), so a batched read and
+// a command-by-command one record and fingerprint the same text.
+func tidyAnswer(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n")
+}
+
+// readCommands are the show commands of a full read, in order.
+func (t *Target) readCommands(withFacts bool) []string {
+	var cmds []string
+	if withFacts {
+		cmds = append(cmds, "show version", "show module")
+		if t.platform.Is7000() {
+			cmds = append(cmds, "show vdc current-vdc")
+		}
+	}
+	for _, sec := range sections {
+		cmds = append(cmds, "show running-config "+sec)
+	}
+	if len(t.ifaces) > 0 {
+		cmds = append(cmds, "show running-config interface "+interfaceList(t.ifaces))
+	}
+	return cmds
+}
+
+// readBatched is readLive (withFacts) or readConfig in one exchange.
+func (t *Target) readBatched(c *conn, facts *state) (*state, error) {
+	withFacts := facts == nil
+	cmds := t.readCommands(withFacts)
+	parts, err := c.batch(cmds)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", strings.Join(cmds, ", "), err)
+	}
+	st := &state{}
+	if withFacts {
+		if err := t.takeVersion(st, parts[0], "show version"); err != nil {
+			return nil, err
+		}
+		if st.modules, err = nexus.ParseShowModule(parts[1]); err != nil {
+			return nil, fmt.Errorf("parse show module: %w", err)
+		}
+		parts = parts[2:]
+		if t.platform.Is7000() {
+			if st.vdcID, st.vdcName, err = parseCurrentVDC(parts[0]); err != nil {
+				return nil, err
+			}
+			parts = parts[1:]
+		}
+	} else {
+		st = &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName}
+	}
+	var text strings.Builder
+	for _, p := range parts {
+		text.WriteString(normaliseRunning(p))
+	}
+	if err := st.finish(text.String(), t.sw.Address); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// NewSequential is the plan.SwitchFactory that reads one command per
+// exchange, as roce did before reads were batched: for comparisons (the
+// scale benchmark's before/after) and for a CLI that does not take
+// commands written together.
+func NewSequential(env plan.Env, sw *policies.Switch) (plan.Target, error) {
+	t, err := newTarget(env, sw)
+	if err != nil {
+		return nil, err
+	}
+	t.sequential = true
+	return t, nil
+}
