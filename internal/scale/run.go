@@ -849,3 +849,36 @@ func cpuMS(d time.Duration) string {
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.0fMiB", float64(b)/(1<<20)) }
+
+// PrintComparison writes two runs of the same fabric side by side: round
+// trips per target and kind, then per phase wall time, CPU per target and
+// the ratio to the ideal.
+func PrintComparison(w interface{ Write([]byte) (int, error) }, before, after *Report) {
+	fmt.Fprintf(w, "round trips per target (counted by the simulators), before -> after:\n")
+	fmt.Fprintf(w, "  %-14s %15s %15s %15s\n", "kind", "plan", "apply", "replan")
+	for _, k := range append(append([]string{}, switchKinds...), KindHost) {
+		if after.Mix[k] == 0 {
+			continue
+		}
+		var cols []string
+		for _, ph := range []string{"plan", "apply", "replan"} {
+			cols = append(cols, fmt.Sprintf("%5.1f -> %5.1f", before.TripsPer(ph, k), after.TripsPer(ph, k)))
+		}
+		fmt.Fprintf(w, "  %-14s %15s %15s %15s\n", k, cols[0], cols[1], cols[2])
+	}
+	fmt.Fprintf(w, "  %-22s %22s %22s %16s %22s\n", "phase", "wall", "cpu/target", "ideal", "ratio")
+	for i, a := range after.Phases {
+		if i >= len(before.Phases) || before.Phases[i].Name != a.Name {
+			continue
+		}
+		b := before.Phases[i]
+		ratio := "-"
+		if a.Ideal > 0 && b.Ideal > 0 {
+			ratio = fmt.Sprintf("%.2f -> %.2f", b.Ratio(), a.Ratio())
+		}
+		fmt.Fprintf(w, "  %-22s %22s %22s %16s %22s\n", a.Name,
+			b.Wall.Round(time.Millisecond).String()+" -> "+a.Wall.Round(time.Millisecond).String(),
+			cpuMS(b.CPUPerTarget())+" -> "+cpuMS(a.CPUPerTarget()),
+			b.Ideal.Round(time.Millisecond).String()+" -> "+a.Ideal.Round(time.Millisecond).String(), ratio)
+	}
+}

@@ -86,3 +86,29 @@ func TestRunNeedsASwitch(t *testing.T) {
 		t.Error("a fabric without switches was accepted")
 	}
 }
+
+func TestPrintComparison(t *testing.T) {
+	mk := func(plan, apply int, wall time.Duration) *Report {
+		r := &Report{Config: Config{Parallelism: 64, Latency: 20 * time.Millisecond}, Mix: Mix{KindNexus5000: 2, KindHost: 4},
+			Trips: map[string]map[string]int{"plan": {KindNexus5000: 2 * plan, KindHost: 4}, "apply": {KindNexus5000: 2 * apply, KindHost: 4}, "replan": {KindNexus5000: 2 * plan, KindHost: 4}}}
+		for _, n := range []string{"plan", "apply", "second plan (empty)"} {
+			r.Phases = append(r.Phases, Phase{Name: n, Targets: 6, Usage: Usage{Wall: wall, User: 60 * time.Millisecond}})
+		}
+		r.FillCountedIdeals()
+		return r
+	}
+	var b bytes.Buffer
+	PrintComparison(&b, mk(16, 138, time.Second), mk(3, 100, 500*time.Millisecond))
+	for _, want := range []string{
+		"nexus5000        16.0 ->   3.0  138.0 -> 100.0",
+		"host              1.0 ->   1.0",
+		"1s -> 500ms",
+		"10.00ms -> 10.00ms",
+		"320ms -> 60ms", // ideal: 1 round x 16 / 3 round trips x 20 ms
+		"3.12 -> 8.33",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, b.String())
+		}
+	}
+}

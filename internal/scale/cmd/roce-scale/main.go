@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/rocefabric/roce/internal/scale"
+	"github.com/rocefabric/roce/providers/nxos"
 )
 
 func main() {
@@ -38,6 +39,7 @@ func run() int {
 	dir := fs.String("dir", "", "work directory, kept afterwards (default: a temporary directory under -tmp, removed afterwards)")
 	tmp := fs.String("tmp", defaultTmp(), "where the temporary work directory goes (the hosts' emulated state lives there)")
 	verbose := fs.Bool("v", false, "log provider warnings and errors to stderr")
+	compare := fs.Bool("compare", false, "run twice, Nexus reads one command per exchange (before) then batched (after), and print both side by side")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -75,11 +77,24 @@ func run() int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := scale.Run(ctx, scale.Config{
+	cfg := scale.Config{
 		Switches: *switches, Hosts: *hosts, Parallelism: *par, Latency: *lat, Canary: *canary,
 		Dir: *dir, TempRoot: *tmp, Logger: log,
 		Progress: func(s string) { fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), s) },
-	})
+	}
+	var before *scale.Report
+	if *compare {
+		fmt.Println("== before: Nexus reads one command per exchange (nxos.NewSequential)")
+		b := cfg
+		b.NXOS = nxos.NewSequential
+		if before, err = scale.Run(ctx, b); err != nil {
+			fmt.Fprintln(os.Stderr, "roce-scale:", err)
+			return 1
+		}
+		before.Print(os.Stdout)
+		fmt.Println("== after: Nexus reads batched (nxos.New)")
+	}
+	rep, err := scale.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "roce-scale:", err)
 		return 1
@@ -88,6 +103,10 @@ func run() int {
 		rep.FillIdeals(rt)
 	}
 	rep.Print(os.Stdout)
+	if before != nil {
+		fmt.Println("== before / after")
+		scale.PrintComparison(os.Stdout, before, rep)
+	}
 	return 0
 }
 
