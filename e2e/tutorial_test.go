@@ -116,7 +116,7 @@ func runDocCommands(t *testing.T, dir string, cmds []docCommand) string {
 	// the demo script as the Makefile does. Background jobs the documents
 	// start end with the script, and so does a lab they leave running.
 	s.WriteString(`set -u
-export NO_COLOR=1
+unset NO_COLOR   # off a terminal nothing may be coloured anyway
 make() {
 	case "$*" in
 	build) for b in roce-plan roce-apply roce-verify roce-agent roce-lab; do [ -x "bin/$b" ] || { echo "bin/$b missing" >&2; return 1; }; done ;;
@@ -189,6 +189,10 @@ func TestDocumentedCommandsRun(t *testing.T) {
 				if !strings.Contains(out, w) {
 					t.Errorf("%s: the run never shows %q", tc.doc, w)
 				}
+			}
+			// Off a terminal nothing is coloured, the demo script included.
+			if i := strings.Index(out, "\x1b["); i >= 0 {
+				t.Errorf("%s: colour escape off a terminal: %q", tc.doc, out[max(0, i-200):min(len(out), i+100)])
 			}
 		})
 	}

@@ -12,7 +12,14 @@ LAB=examples/lab
 STATE="$LAB/.lab"
 VARS="-var-file $STATE/lab.vars"
 
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+# Bold step titles only on a terminal that takes them, and never with
+# NO_COLOR set (https://no-color.org) or TERM=dumb.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != dumb ]; then
+	BOLD=$'\033[1m' PLAIN=$'\033[0m'
+else
+	BOLD='' PLAIN=''
+fi
+step() { printf '\n%s==> %s%s\n' "$BOLD" "$*" "$PLAIN"; }
 say() { printf '    %s\n' "$@"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 # last CMD...: run CMD, show only its last line (the summary).
