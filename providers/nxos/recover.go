@@ -57,13 +57,25 @@ func roceCheckpointTime(name string) (time.Time, bool) {
 //	1) test:
 //	Created by admin
 //	...
-var summaryNameRe = regexp.MustCompile(`(?m)^\s*\d+\)\s+(\S+):\s*$`)
+var summaryNameRe = regexp.MustCompile(`^\s*\d+\)\s+(\S+):\s*$`)
 
-// parseCheckpointSummary lists the user checkpoints' names.
+// parseCheckpointSummary lists the user checkpoints' names. Checkpoints
+// NX-OS makes by itself (system checkpoints, taken e.g. when a feature is
+// disabled) are listed, when a release lists them, under a separate
+// "System Checkpoint Summary" heading: they are skipped, as only user
+// checkpoints count against the limit and roce never touches them.
 func parseCheckpointSummary(out string) []string {
 	var names []string
-	for _, m := range summaryNameRe.FindAllStringSubmatch(out, -1) {
-		names = append(names, m[1])
+	system := false
+	for _, l := range strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n") {
+		switch t := strings.ToLower(strings.TrimSpace(l)); {
+		case strings.HasSuffix(t, "checkpoint summary"):
+			system = strings.HasPrefix(t, "system")
+			continue
+		}
+		if m := summaryNameRe.FindStringSubmatch(l); m != nil && !system {
+			names = append(names, m[1])
+		}
 	}
 	return names
 }

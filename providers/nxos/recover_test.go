@@ -19,6 +19,7 @@ func TestParseCheckpointSummary(t *testing.T) {
 		{"empty table", "User Checkpoint Summary\n", nil},
 		{"one (a real Nexus 5000's answer)", "User Checkpoint Summary\n1) test:\nCreated by admin\nCreated at Mon, 07:37:22 29 Sep 2014\nSize is 5,824 bytes\nDescription: \"testing_purpose\"\n", []string{"test"}},
 		{"two, CRLF", "User Checkpoint Summary\r\n1) roce-20261124T021305Z-3fa9c1:\r\nCreated by admin\r\n\r\n2) ops-1:\r\nCreated by bob\r\n", []string{"roce-20261124T021305Z-3fa9c1", "ops-1"}},
+		{"system checkpoints are not user checkpoints", "User Checkpoint Summary\n1) a:\nCreated by admin\n\nSystem Checkpoint Summary\n1) system-fm-vrrp:\nCreated by admin\n", []string{"a"}},
 		{"a description that looks like an entry is not one", "User Checkpoint Summary\n1) a:\nDescription: \"2) b:\"\n", []string{"a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
