@@ -361,3 +361,24 @@ func TestPruneJournal(t *testing.T) {
 	}
 	must(t, PruneJournal(filepath.Join(dir, "missing")))
 }
+
+// OnTarget tells a CLI when each target starts and ends, for the progress
+// lines written when stderr is not a terminal.
+func TestEngineOnTargetEvents(t *testing.T) {
+	var events []string
+	e := &Engine{OnTarget: func(addr, status, detail string) {
+		events = append(events, addr+"|"+status+"|"+detail)
+	}}
+	tgt := &funcTarget{addr: "switch.a", apply: func(context.Context, *TargetPlan) (*ApplyResult, error) {
+		return &ApplyResult{Status: StatusApplied}, nil
+	}}
+	p := &Plan{Targets: []*TargetPlan{journalTP("switch.a")}}
+	if _, err := e.Apply(context.Background(), p, []BoundTarget{{Address: "switch.a", Target: tgt}}, RolloutOptions{Canary: 1}); err != nil {
+		t.Fatal(err)
+	}
+	e.Plan(context.Background(), []BoundTarget{{Address: "switch.a", Target: tgt}})
+	want := []string{"switch.a||applying (canary)", "switch.a|applied|", "switch.a||reading", "switch.a|unreadable|no"}
+	if strings.Join(events, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
+	}
+}
