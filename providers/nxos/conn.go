@@ -17,7 +17,7 @@ import (
 )
 
 // failedWhenContains are the NX-OS answers that mean a line was refused:
-// scrapligo v1's cisco_nxos list plus the markers reference §3.3 adds
+// scrapligo v1's cisco_nxos list plus markers seen on NX-OS that it lacks
 // (v2's additions, "Invalid range at" without "%", and "ERROR:").
 var failedWhenContains = []string{
 	"% Ambiguous command",
@@ -35,7 +35,8 @@ var failedWhenContains = []string{
 // `configuration` exclusion ("config-s" as a plain substring also hides
 // `(config-sys-qos)` and `(config-subif)`); these are python scrapli's and
 // scrapligo v2's, which exclude only tclsh and configure-session prompts
-// (reference §6.2, confirmed on this machine in §9).
+// (scrapligo v1.4.1 `platform/definitions/cisco_nxos.yaml`; python scrapli's
+// and scrapligo v2's definitions).
 var configurationNotContains = []string{"config-tcl", "config-s)", "config-s-"}
 
 // dialer is what a conn needs to open an SSH CLI session.

@@ -92,7 +92,7 @@ func (st *state) facts() map[string]string {
 }
 
 // currentVDCRe reads `show vdc current-vdc`: "Current vdc is 1 - N7K1".
-// The layout is UNCONFIRMED in the reference (§2.5 names only the VDC
+// The layout is UNCONFIRMED by a public transcript (the guides name only the VDC
 // facts); the default VDC is id 1.
 var currentVDCRe = regexp.MustCompile(`(?m)^\s*Current vdc is (\d+)\s*-\s*(\S+)`)
 

@@ -99,7 +99,7 @@ func FuzzNormaliseRunning(f *testing.F) {
 }
 
 // TestPlanWarnsOfUnconfirmedFacts: the plan says, once, in plain words and
-// citing the reference, which UNCONFIRMED facts the rendering rests on.
+// citing their sources, which UNCONFIRMED facts the rendering rests on.
 func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
 	tests := []struct {
 		kind, start, mode string

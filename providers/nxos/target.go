@@ -1,7 +1,7 @@
 // Package nxos is the provider for Cisco Nexus 5000 and 7000 switches over
 // SSH: it reads the QoS configuration with scrapligo's cisco_nxos driver,
 // plans the change with the nexus package, and applies it as one
-// checkpoint/rollback transaction (reference/nxos.md §3.2).
+// checkpoint/rollback transaction (docs/apply-safety.md).
 package nxos
 
 import (
@@ -203,7 +203,7 @@ func (t *Target) diff(st *state) ([]plan.Change, []string, *nexus.Config, error)
 
 // checkVDC refuses network-qos changes from a session outside the default
 // VDC of a 7000 (network-qos is system-wide and set in the default VDC,
-// reference §2.4-2.5), and a session in another VDC than the policy names.
+// Cisco's Nexus 7000 QoS and VDC guides), and a session in another VDC than the policy names.
 func (t *Target) checkVDC(st *state, cmds []string) error {
 	if !t.platform.Is7000() || st.vdcID == 0 {
 		return nil

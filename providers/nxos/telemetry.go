@@ -13,7 +13,7 @@ var _ telemetry.Source = (*Target)(nil)
 
 // Telemetry reads versions and the lossless state of the managed ports:
 // `show version`, `show interface priority-flow-control` and `show queuing
-// interface` (reference §1.7), for roce-verify.
+// interface`, for roce-verify.
 func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 	if t.sw.Capture != "" {
 		return nil, fmt.Errorf("%s: %w", t.Address(), errOffline)

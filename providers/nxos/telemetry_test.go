@@ -50,7 +50,7 @@ func TestTelemetryAfterApply(t *testing.T) {
 
 // TestTelemetryPeerDisagrees: a port left in priority-flow-control mode
 // auto whose DCBX peer has PFC on other CoS than the switch's no-drop set
-// is operationally off (reference §1.5), and Telemetry says so; a port
+// is operationally off (when the no-drop sets of the two ends differ, PFC stays off even in auto), and Telemetry says so; a port
 // whose peer agrees is on.
 func TestTelemetryPeerDisagrees(t *testing.T) {
 	r := newRig(t, rigOpts{kind: "nexus5000", start: "empty", faults: nxsim.Faults{PeerNoDropCoS: map[string][]int{
