@@ -9,13 +9,16 @@ import (
 	"time"
 )
 
-// BaselineFormatVersion is the baseline file format this build reads and writes.
-const BaselineFormatVersion = 1
+// BaselineFormatVersion is the baseline file format this build writes.
+// 2 names the time recorded_at, as every roce JSON document names its
+// times; version 1 files ("recorded") are still read, so a baseline
+// recorded by an older roce-verify keeps working.
+const BaselineFormatVersion = 2
 
 // Baseline is what `roce-verify -record-baseline` stores.
 type Baseline struct {
 	FormatVersion int              `json:"format_version"`
-	Recorded      time.Time        `json:"recorded"`
+	Recorded      time.Time        `json:"recorded_at"`
 	Tool          string           `json:"tool"`
 	Results       []BaselineResult `json:"results"`
 	// Versions: device address → version key ("os", "fw.mlx5_0") → value.
@@ -71,14 +74,32 @@ func ReadBaseline(path string) (*Baseline, error) {
 
 // DecodeBaseline parses baseline JSON; name is used in errors.
 func DecodeBaseline(name string, data []byte) (*Baseline, error) {
-	var b Baseline
+	// Both versions' fields decode; each version must use only its own.
+	var f struct {
+		Baseline
+		RecordedV1 *time.Time `json:"recorded"`
+	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
+	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("baseline %s is not a roce-verify baseline (%v); record one with roce-verify -record-baseline", name, err)
 	}
-	if b.FormatVersion != BaselineFormatVersion {
-		return nil, fmt.Errorf("baseline %s has format_version %d; this roce-verify reads %d — record a new baseline", name, b.FormatVersion, BaselineFormatVersion)
+	b := f.Baseline
+	switch b.FormatVersion {
+	case 1:
+		if !b.Recorded.IsZero() {
+			return nil, fmt.Errorf(`baseline %s: format_version 1 records its time as "recorded", not "recorded_at"; record a new baseline with roce-verify -record-baseline`, name)
+		}
+		if f.RecordedV1 != nil {
+			b.Recorded = *f.RecordedV1
+		}
+		b.FormatVersion = BaselineFormatVersion // read as the current version from here on
+	case BaselineFormatVersion:
+		if f.RecordedV1 != nil {
+			return nil, fmt.Errorf(`baseline %s: format_version %d records its time as "recorded_at", not "recorded"; record a new baseline with roce-verify -record-baseline`, name, b.FormatVersion)
+		}
+	default:
+		return nil, fmt.Errorf("baseline %s has format_version %d; this roce-verify reads 1 and %d — record a new baseline with roce-verify -record-baseline", name, b.FormatVersion, BaselineFormatVersion)
 	}
 	for i, r := range b.Results {
 		if r.Class == "" || r.Server == "" || r.Client == "" || !(r.AvgGbps >= 0) {

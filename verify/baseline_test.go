@@ -2,11 +2,14 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rocefabric/roce/internal/jsonschema"
 	"github.com/rocefabric/roce/telemetry"
 )
 
@@ -128,7 +131,9 @@ func TestCompareSwappedRolesAndMissing(t *testing.T) {
 func TestDecodeBaselineErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`nonsense`, "not a roce-verify baseline"},
-		{`{"format_version": 2, "results": []}`, "format_version 2"},
+		{`{"format_version": 3, "results": []}`, "format_version 3"},
+		{`{"format_version": 2, "recorded": "2026-11-22T03:00:00Z", "results": []}`, `not "recorded"`},
+		{`{"format_version": 1, "recorded_at": "2026-11-22T03:00:00Z", "results": []}`, `not "recorded_at"`},
 		{`{"format_version": 1, "results": [{"class": "roce", "server": "host.a"}]}`, "result 1 is incomplete"},
 		{`{"format_version": 1, "surprise": true}`, "unknown field"},
 	}
@@ -158,4 +163,59 @@ func FuzzDecodeBaseline(f *testing.F) {
 		// Whatever decodes must compare without panicking.
 		Compare(&Report{Probes: []Probe{{Class: "roce", Server: "host.a", Client: "host.b", Status: StatusPass, AvgGbps: 1}}}, base, 10)
 	})
+}
+
+// A baseline recorded by an older roce-verify (format_version 1, its time
+// named "recorded") still reads; a new one is written as format_version 2
+// with "recorded_at", and reads back the same.
+func TestBaselineFormatVersions(t *testing.T) {
+	old, err := ReadBaseline(filepath.Join("testdata", "baseline.json"))
+	if err != nil {
+		t.Fatalf("a format_version 1 baseline no longer reads: %v", err)
+	}
+	want := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	if !old.Recorded.Equal(want) || len(old.Results) == 0 {
+		t.Errorf("format_version 1: recorded %v (want %v), %d results", old.Recorded, want, len(old.Results))
+	}
+	path := filepath.Join(t.TempDir(), "b.json")
+	if err := WriteBaseline(path, old); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw["format_version"] != float64(BaselineFormatVersion) || raw["recorded_at"] != "2026-11-22T03:00:00Z" || raw["recorded"] != nil {
+		t.Errorf("written baseline:\n%s", b)
+	}
+	// The file written is what docs/verify-baseline.schema.json says,
+	// every documented field included.
+	schema, err := jsonschema.Load("../docs/verify-baseline.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withEmulated := *old
+	withEmulated.Results = append(append([]BaselineResult(nil), old.Results...), BaselineResult{Class: "roce", Server: "host.x", Client: "host.y", AvgGbps: 97.9, Emulated: true})
+	doc, err := json.Marshal(&withEmulated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range [][]byte{b, doc} {
+		if errs := schema.Validate(d, "#"); len(errs) > 0 {
+			t.Errorf("baseline does not match docs/verify-baseline.schema.json:\n%s\n%s", strings.Join(errs, "\n"), d)
+		}
+	}
+	for _, p := range schema.Documented("baseline", "result") {
+		if !schema.Seen(p) {
+			t.Errorf("the schema documents %s, which no baseline has", p)
+		}
+	}
+	again, err := ReadBaseline(path)
+	if err != nil || !again.Recorded.Equal(want) || len(again.Results) != len(old.Results) {
+		t.Errorf("reading it back: %+v, %v", again, err)
+	}
 }

@@ -267,7 +267,7 @@ func TestEmulatedLabelInEveryFormat(t *testing.T) {
 	if out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit.xsd", path).CombinedOutput(); err != nil {
 		t.Errorf("emulated JUnit report: xmllint --schema: %v\n%s", err, out)
 	}
-	schema, err := jsonschema.Load("testdata/report.schema.json")
+	schema, err := jsonschema.Load("../docs/verify-report.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,7 +146,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	if err := RenderJSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
-	schema, err := jsonschema.Load("testdata/report.schema.json")
+	schema, err := jsonschema.Load("../docs/verify-report.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,10 @@ import (
 )
 
 // ReportFormatVersion is bumped on any incompatible change to the JSON
-// report (docs/verify.md documents the schema).
-const ReportFormatVersion = 1
+// report (docs/verify.md documents it, docs/verify-report.schema.json is
+// its schema). 2: the run times are named started_at and finished_at, as
+// in every roce JSON document.
+const ReportFormatVersion = 2
 
 // Status of one probe or check.
 type Status string
@@ -30,8 +32,8 @@ const (
 // Report is the outcome of one run; every renderer reads only this value.
 type Report struct {
 	FormatVersion int       `json:"format_version"`
-	Started       time.Time `json:"started"`
-	Finished      time.Time `json:"finished"`
+	Started       time.Time `json:"started_at"`
+	Finished      time.Time `json:"finished_at"`
 	Tool          string    `json:"tool"`
 	Probes        []Probe   `json:"probes"`
 	Checks        []Check   `json:"checks"`
