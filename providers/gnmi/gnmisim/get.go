@@ -31,7 +31,7 @@ func (t *Target) Capabilities(ctx context.Context, _ *gpb.CapabilityRequest) (*g
 }
 
 // Get returns each requested path's subtree as one JSON_IETF value. A path
-// that is not modelled, or holds nothing, is NotFound (§3.3.4).
+// that is not modelled, or holds nothing, is NotFound (gNMI specification §3.3.4).
 func (t *Target) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse, error) {
 	if err := t.enter(ctx); err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ func (t *Target) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 		if err := t.rejected(p); err != nil {
 			return nil, err
 		}
-		cand.remove(p) // deleting a missing path is not an error (§3.4.6)
+		cand.remove(p) // deleting a missing path is not an error (gNMI specification §3.4.6)
 		resp.Response = append(resp.Response, &gpb.UpdateResult{Path: d, Op: gpb.UpdateResult_DELETE})
 	}
 	for _, op := range []struct {
@@ -160,7 +160,7 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 }
 
 // typedJSON returns the JSON bytes of a value; other encodings are refused
-// with Unimplemented (§2.3.1: this target speaks JSON and JSON_IETF).
+// with Unimplemented (gNMI specification §2.3.1: this target speaks JSON and JSON_IETF).
 func typedJSON(v *gpb.TypedValue) ([]byte, error) {
 	switch x := v.GetValue().(type) {
 	case *gpb.TypedValue_JsonIetfVal:

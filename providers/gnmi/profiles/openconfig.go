@@ -11,7 +11,7 @@ import (
 )
 
 // ocProfile renders upstream OpenConfig QoS (openconfig-qos) and, for
-// arista, the arista-qos-augments leaves (§2.1).
+// arista, the arista-qos-augments leaves (docs/gnmi-profiles.md).
 type ocProfile struct {
 	arista bool
 	s      Settings
