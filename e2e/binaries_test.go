@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rocefabric/roce/internal/cli"
+	"github.com/rocefabric/roce/internal/jsonschema"
 	"github.com/rocefabric/roce/verify"
 )
 
@@ -171,4 +172,27 @@ func TestHelpExamplesRun(t *testing.T) {
 		t.Fatalf("only %d examples found: %+v", len(cmds), cmds)
 	}
 	runDocCommands(t, docWorkdir(t, repo), cmds)
+}
+
+// roce-verify takes -json and -markdown, the names roce-plan and
+// roce-apply use, as well as -format; its JSON report is the documented
+// one (docs/verify-report.schema.json).
+func TestVerifyFormatFlagsMatchPlan(t *testing.T) {
+	l := startLab(t)
+	_, file, _, _ := runtime.Caller(0)
+	schema, err := jsonschema.Load(filepath.Join(filepath.Dir(filepath.Dir(file)), "docs", "verify-report.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := roce(t, l, "", "roce-verify", "-json", l.Dir)
+	if r.code != verify.ExitPass && r.code != verify.ExitFailed {
+		t.Fatalf("roce-verify -json\n%s", r)
+	}
+	if errs := schema.Validate([]byte(r.stdout), "#"); len(errs) > 0 {
+		t.Errorf("roce-verify -json is not the documented report:\n%s\n%s", strings.Join(errs, "\n"), r.stdout)
+	}
+	r = roce(t, l, "", "roce-verify", "-markdown", l.Dir)
+	if !strings.HasPrefix(r.stdout, "#") || !strings.Contains(r.stdout, "|") {
+		t.Errorf("roce-verify -markdown is not Markdown:\n%s", r)
+	}
 }

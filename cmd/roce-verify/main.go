@@ -82,6 +82,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	fs.StringVar(&f.baseline, "baseline", "", "compare against the baseline in `FILE`: flag results below it and any version change")
 	fs.Float64Var(&f.tolerance, "tolerance", 10, "how many `percent` below the baseline a result may fall")
 	fs.StringVar(&f.format, "format", verify.FormatText, "report format: text, json, junit or markdown")
+	// The names roce-plan and roce-apply use for the same formats.
+	fs.BoolFunc("json", "same as -format json", func(string) error { f.format = verify.FormatJSON; return nil })
+	fs.BoolFunc("markdown", "same as -format markdown", func(string) error { f.format = verify.FormatMarkdown; return nil })
 	fs.StringVar(&f.out, "out", "", "write the report to `FILE` (the text report still goes to stdout)")
 	fs.StringVar(&f.probeCommand, "probe-command", "", "run this `command` instead of the perftest tool (space-separated, no quoting); overrides probe { command }")
 	fs.BoolVar(&f.localProbes, "local-probes", false, "run every probe's perftest on this machine instead of through the host agents (lab hosts, substitute commands); needs -allow-this-machine")
