@@ -74,3 +74,23 @@ func waitPrompts(t *testing.T, sh *shell, n int) string {
 	t.Fatalf("screen never showed %d prompts:\n%s", n, sh.out.String())
 	return ""
 }
+
+// TestPastedLinesGoOnAfterARefusedOne: like typed lines, pasted lines after
+// a refused one still run (docs/nxos.md, "Commands written together").
+func TestPastedLinesGoOnAfterARefusedOne(t *testing.T) {
+	srv := startServer(t, Options{})
+	c, err := dialSSH(t, srv, "admin", "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sh := openShell(t, c)
+	sh.waitFor(t, "sw1# ")
+	io.WriteString(sh.in, "configure terminal\rno-such-command 1\rsystem qos\rend\r")
+	screen := waitPrompts(t, sh, 5)
+	refused := strings.Index(screen, "% Invalid command")
+	after := strings.Index(screen, "sw1(config-sys-qos)# end")
+	if refused < 0 || after < refused {
+		t.Errorf("want the refusal, then the next pasted lines run (system qos, end):\n%q", screen)
+	}
+}
