@@ -23,8 +23,9 @@ import (
 // reads and runs them in order, echoing each line when it gets to it, and
 // prints a prompt after each answer (docs/performance.md, "One exchange
 // per read"). The answer is cut at those prompts; every part must start
-// with its own command's echo, or the batch is refused as unreadable
-// rather than guessed at.
+// with its own command's echo (or, on a terminal that echoes type-ahead
+// at once, all echoes come first and bare prompts end the answers), or
+// the batch is refused as unreadable rather than guessed at.
 
 // execPromptLine is an exec-mode prompt at the end of what was read
 // ("switch# ", "n7k-VDC2# "): scrapligo's cisco_nxos privilege-exec
@@ -174,6 +175,9 @@ func splitBatch(text string, cmds []string) ([]string, bool, error) {
 	if strings.TrimRight(lines[0], " ") != cmds[0] {
 		return nil, false, fmt.Errorf("the answer does not start with the echo of %q but with %q; this CLI does not take commands written together", cmds[0], lines[0])
 	}
+	if early(lines, cmds) {
+		return splitEarlyEcho(lines[len(cmds):], prompt, len(cmds))
+	}
 	parts := make([]string, 0, len(cmds))
 	var cur []string
 	for _, l := range lines[1:] {
@@ -205,6 +209,46 @@ func splitBatch(text string, cmds []string) ([]string, bool, error) {
 		parts[i] = tidyAnswer(p)
 	}
 	return parts, true, nil
+}
+
+// early reports whether the terminal echoed every command as it arrived,
+// before the first answer (a line discipline that echoes type-ahead),
+// instead of each when the CLI took it.
+func early(lines, cmds []string) bool {
+	if len(cmds) < 2 || len(lines) < len(cmds) {
+		return false
+	}
+	for i, c := range cmds {
+		if strings.TrimRight(lines[i], " ") != c {
+			return false
+		}
+	}
+	return true
+}
+
+// splitEarlyEcho cuts the answers of an early-echoed batch: the answers
+// follow the echoes, each ended by a bare prompt line.
+func splitEarlyEcho(lines []string, prompt string, n int) ([]string, bool, error) {
+	parts := make([]string, 0, n)
+	var cur []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, prompt) {
+			cur = append(cur, l)
+			continue
+		}
+		if rest := strings.TrimSpace(strings.TrimPrefix(l, prompt)); rest != "" {
+			return nil, false, fmt.Errorf("the commands were echoed together, but a later prompt carries %q", rest)
+		}
+		if len(parts) == n-1 {
+			return nil, false, fmt.Errorf("more prompts than the %d commands sent", n)
+		}
+		parts = append(parts, tidyAnswer(strings.Join(cur, "\n")))
+		cur = nil
+	}
+	if len(parts) != n-1 {
+		return nil, false, nil
+	}
+	return append(parts, tidyAnswer(strings.Join(cur, "\n"))), true, nil
 }
 
 // tidyAnswer trims an answer as scrapligo's SendCommand does (trailing
