@@ -26,7 +26,7 @@ lossless "rocev2" {
   dscp              = [26]
   priority          = 4
   mtu               = 9216
-  bandwidth_percent = 40 # beside FCoE, which keeps 50% on a Nexus 5000
+  bandwidth_percent = 40 # leaves room for the FCoE class's share (50% on the lab simulator)
 }
 
 credentials "nexus" {
