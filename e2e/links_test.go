@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // Every relative link in the README, docs/ and the examples' READMEs leads
@@ -83,7 +84,7 @@ func hasAnchor(t *testing.T, path, anchor string) bool {
 			switch {
 			case r == ' ':
 				a.WriteRune('-')
-			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
 				a.WriteRune(r)
 			}
 		}
