@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every Go fuzz target for FUZZTIME each.
 #   make fuzz   FUZZTIME=15s (default): a real fuzzing session.
-#   make test   FUZZTIME=2s: every target briefly, so a parser change that
+#   make test   FUZZTIME=200x: every target briefly, so a parser change that
 #               panics on an input from outside is caught in CI.
 # Each package's fuzz-instrumented test binary is built once (go test -c
 # -fuzz) and run per target in the package directory, so its committed
