@@ -246,10 +246,14 @@ host "self" {
 		{[]string{"CI=true"}, []string{planFile}, "CI=true"},
 		{[]string{"CI=true"}, []string{"-auto-approve", dir}, "CI=true"},
 		{nil, []string{"-allow-cut-off", planFile}, "-allow-this-machine"},
+		{nil, []string{dir}, "pass -allow-this-machine"}, // interactive: refused before the question
 	} {
 		r := runIn(t, ns, tc.env, "roce-apply", tc.args...)
 		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "host.self") {
 			t.Errorf("roce-apply %v (env %v): want exit 1 naming host.self and %q\n%s", tc.args, tc.env, tc.want, r)
+		}
+		if strings.Contains(r.stdout+r.stderr, "Do you want to apply") {
+			t.Errorf("roce-apply %v asked for a yes it would then refuse\n%s", tc.args, r)
 		}
 	}
 	if got := linkMTU(t, ns); got != 1500 {

@@ -179,6 +179,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer plan.CloseAll(targets)
 
+	// Changing the machine roce runs on needs a visible opt-in (docs/lab.md);
+	// it is checked before any question is asked, so a "yes" is never given
+	// to a plan that is then refused, and the host provider checks it again.
+	consent := plan.ThisMachineConsent{AllowThisMachine: *allowThis, AllowCutOff: *allowCutOff, CI: plan.InCI(os.Getenv)}
 	p := saved
 	if p == nil {
 		p = cli.PlanTargets(ctx, eng, targets, stderr)
@@ -201,6 +205,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			}
 			return cli.ExitOK
 		}
+		if err := plan.CheckThisMachine(p, consent); err != nil {
+			return fail(err.Error())
+		}
 		if !*autoApprove && !confirm(stdin, human) {
 			fmt.Fprintln(human, "Apply cancelled; nothing was changed.")
 			if *asJSON {
@@ -210,6 +217,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	} else {
 		p = restrict(p, targets)
+		if err := plan.CheckThisMachine(p, consent); err != nil {
+			return fail(err.Error())
+		}
 		if len(p.Excluded) > 0 {
 			fmt.Fprint(human, plan.DescribeExcluded(p.Excluded))
 			if !*autoApprove && !confirmExcluded(stdin, human) {
@@ -222,8 +232,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 
-	// Changing the machine roce runs on needs a visible opt-in (docs/lab.md); the host provider checks it again.
-	if ctx, err = plan.GuardThisMachine(ctx, p, plan.ThisMachineConsent{AllowThisMachine: *allowThis, AllowCutOff: *allowCutOff, CI: plan.InCI(os.Getenv)}); err != nil {
+	if ctx, err = plan.GuardThisMachine(ctx, p, consent); err != nil {
 		return fail(err.Error())
 	}
 	ro := plan.RolloutFrom(fab.Rollout)
