@@ -10,6 +10,7 @@ import (
 
 	"github.com/scrapli/scrapligo/channel"
 	"github.com/scrapli/scrapligo/driver/network"
+	"github.com/scrapli/scrapligo/response"
 
 	"github.com/rocefabric/roce/nexus"
 	"github.com/rocefabric/roce/plan"
@@ -27,10 +28,11 @@ import (
 // at once, all echoes come first and bare prompts end the answers), or
 // the batch is refused as unreadable rather than guessed at.
 
-// execPromptLine is an exec-mode prompt at the end of what was read
-// ("switch# ", "n7k-VDC2# "): scrapligo's cisco_nxos privilege-exec
-// pattern.
-var execPromptLine = regexp.MustCompile(`^([\w.\-]{1,63})#\s?$`)
+// execPromptLine is a prompt at the end of what was read: exec mode
+// ("switch# ", "n7k-VDC2# ", scrapligo's cisco_nxos privilege-exec
+// pattern) or a configuration mode ("switch(config-pmap-c-qos)# ", its
+// configuration pattern).
+var execPromptLine = regexp.MustCompile(`^([\w.\-]{1,63}(?:\(config[\+\w.\-@/:]{0,32}\))?)#\s?$`)
 
 // batch runs exec commands written in one go and returns each one's
 // answer. A refusal names the command and quotes the answer, like command.
@@ -39,6 +41,12 @@ func (c *conn) batch(cmds []string) ([]string, error) {
 		return nil, nil
 	}
 	c.trips++
+	if c.d.CurrentPriv != c.d.DefaultDesiredPriv {
+		if err := c.d.AcquirePriv(c.d.DefaultDesiredPriv); err != nil {
+			c.exchange = append(c.exchange, plan.Exchange{Command: "end", Response: err.Error(), Failed: true})
+			return nil, fmt.Errorf("%w: %w: back to exec mode: %w", errConnection, errSessionLost, err)
+		}
+	}
 	parts, raw, err := runBatch(c.d.Channel, cmds)
 	switch {
 	case errors.Is(err, errUnreadable):
@@ -61,6 +69,49 @@ func (c *conn) batch(cmds []string) ([]string, error) {
 		}
 	}
 	return parts, refused
+}
+
+// sendCommand is scrapligo's SendCommand in one round trip: the command
+// and its return written together, then the answer read up to the
+// prompt. Nothing else changes: the answer is checked before anything
+// else is sent.
+func (c *conn) sendCommand(cmd string) (*response.Response, error) {
+	if c.sequential {
+		return c.d.SendCommand(cmd)
+	}
+	// As SendCommand: exec commands run from exec mode (after a refused
+	// configuration line the session is still in a configuration mode).
+	if c.d.CurrentPriv != c.d.DefaultDesiredPriv {
+		if err := c.d.AcquirePriv(c.d.DefaultDesiredPriv); err != nil {
+			return nil, err
+		}
+	}
+	r := response.NewResponse(cmd, c.d.Transport.Args.Host, c.d.Transport.Args.Port, c.d.FailedWhenContains)
+	parts, _, err := runBatch(c.d.Channel, []string{cmd})
+	if err != nil {
+		if errors.Is(err, errUnreadable) {
+			_ = c.tr.Close()
+		}
+		return nil, err
+	}
+	r.Record([]byte(parts[0]))
+	return r, nil
+}
+
+// sendInput is Channel.SendInput (one line in a configuration mode, its
+// answer without echo and prompt) in one round trip.
+func (c *conn) sendInput(line string) ([]byte, error) {
+	if c.sequential {
+		return c.d.Channel.SendInput(line)
+	}
+	parts, _, err := runBatch(c.d.Channel, []string{line})
+	if err != nil {
+		if errors.Is(err, errUnreadable) {
+			_ = c.tr.Close()
+		}
+		return nil, err
+	}
+	return []byte(parts[0]), nil
 }
 
 // errUnreadable marks a batch whose answer cannot be cut into the

@@ -131,3 +131,34 @@ func TestBatchedReadsMatchSequential(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyOneRoundTripPerLine: the push still sends one line at a time and
+// reads its answer before the next (so it stops at the first refusal), but
+// writes each line with its return: one round trip a line instead of two.
+// The whole apply then costs the lines plus a fixed overhead.
+func TestApplyOneRoundTripPerLine(t *testing.T) {
+	for _, kind := range []string{"nexus5000", "nexus7000"} {
+		t.Run(kind, func(t *testing.T) {
+			trips := map[bool]int{}
+			lines := 0
+			for _, seq := range []bool{true, false} {
+				r := newRig(t, rigOpts{kind: kind, start: "fcoe-defaults"})
+				r.target.sequential = seq
+				tp := r.plan(t)
+				lines = len(tp.Commands)
+				before := r.srv.Switch().RoundTrips()
+				res, err := r.apply(t, tp)
+				if err != nil || res.Status != plan.StatusApplied {
+					t.Fatalf("sequential=%v: %s %v", seq, res.Status, err)
+				}
+				trips[seq] = r.srv.Switch().RoundTrips() - before
+			}
+			if trips[true]-trips[false] < lines {
+				t.Errorf("%d lines: apply took %d round trips batched, %d one command per exchange; want at least one round trip fewer per line", lines, trips[false], trips[true])
+			}
+			if trips[false] > lines+20 {
+				t.Errorf("%d lines: apply took %d round trips, want at most lines + 20", lines, trips[false])
+			}
+		})
+	}
+}

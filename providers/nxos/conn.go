@@ -60,6 +60,8 @@ type conn struct {
 	stop     func() bool
 	exchange []plan.Exchange
 	trips    int // round trips (lines sent)
+	// sequential: scrapligo's two round trips per line (batch.go).
+	sequential bool
 }
 
 // errConnection marks failures of the session itself (dropped, timed out),
@@ -121,7 +123,7 @@ func (dl dialer) open(ctx context.Context) (*conn, error) {
 		}
 		return nil, fmt.Errorf("%w: open %s: %w", errConnection, tr.addr, err)
 	}
-	c := &conn{d: d, tr: tr}
+	c := &conn{d: d, tr: tr, sequential: dl.sequential}
 	// A cancelled context tears the connection down, which fails whatever
 	// read is in progress: scrapligo v1 itself takes no context.
 	c.stop = context.AfterFunc(ctx, func() { _ = tr.Close() })
@@ -158,7 +160,7 @@ func (c *conn) close() {
 // naming the command and quoting the answer.
 func (c *conn) command(cmd string) (string, error) {
 	c.trips++
-	r, err := c.d.SendCommand(cmd)
+	r, err := c.sendCommand(cmd)
 	if err != nil {
 		c.exchange = append(c.exchange, plan.Exchange{Command: cmd, Response: err.Error(), Failed: true})
 		return "", fmt.Errorf("%w: %w: %q: %w", errConnection, errSessionLost, cmd, err)
@@ -184,7 +186,7 @@ func (c *conn) configure(lines []string) (int, error) {
 	c.exchange = append(c.exchange, plan.Exchange{Command: "configure terminal"})
 	for i, l := range lines {
 		c.trips++
-		b, err := c.d.Channel.SendInput(l)
+		b, err := c.sendInput(l)
 		if err != nil {
 			c.exchange = append(c.exchange, plan.Exchange{Command: l, Response: err.Error(), Failed: true})
 			return i, fmt.Errorf("%w: sending line %d %q: %w", errConnection, i+1, l, err)
