@@ -18,6 +18,13 @@ func decodeInstances[T any](l *loader, b *hcl.Block, schema *hcl.BodySchema, ctx
 	if diags.HasErrors() {
 		return nil
 	}
+	if _, ok := content.Attributes["for_each"]; ok {
+		r := b.DefRange
+		if body, ok := b.Body.(interface{ Range() hcl.Range }); ok { // native HCL syntax
+			r = hcl.RangeBetween(b.DefRange, body.Range())
+		}
+		l.forEach = append(l.forEach, r)
+	}
 	if l.declared == nil {
 		l.declared = map[string]hcl.Range{}
 	}

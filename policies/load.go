@@ -65,6 +65,9 @@ type loader struct {
 	secrets map[string]bool
 	// stopped is set once the context was found done (and reported).
 	stopped bool
+	// forEach holds the ranges of blocks expanded with for_each, so a
+	// problem repeated once per instance can be reported as that.
+	forEach []hcl.Range
 }
 
 // Load parses every *.hcl in dir, evaluates variables, locals, for_each and
@@ -89,7 +92,7 @@ func Load(dir string, opts LoadOptions) (*Fabric, *Sources, hcl.Diagnostics) {
 	if !l.diags.HasErrors() {
 		l.interrupted() // a signal during the last step still refuses the result
 	}
-	diags := scrubDiagnostics(collapseRepeats(l.diags), l.secretList())
+	diags := scrubDiagnostics(collapseRepeats(l.diags, l.forEach), l.secretList())
 	if diags.HasErrors() {
 		return nil, l.src, diags
 	}
