@@ -186,7 +186,9 @@ func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
 				tp = &TargetPlan{}
 			}
 			tp.Error = err.Error()
-			log.Warn("target could not be planned", "target", bt.Address, "error", err)
+			// The plan shows the error at the target; a WARN here printed it
+			// a second time at the default log level.
+			log.Info("target could not be planned", "target", bt.Address, "error", err)
 			e.event(bt.Address, "unreadable", err.Error())
 		} else {
 			log.Debug("target planned", "target", bt.Address, "changes", len(tp.Changes), "elapsed", time.Since(start))

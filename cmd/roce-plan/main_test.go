@@ -147,3 +147,43 @@ func TestPlanRefusesWhileAnApplyIsInterrupted(t *testing.T) {
 		t.Fatalf("another lock file has another (empty) journal: exit %d\n%s", code, errs)
 	}
 }
+
+// A target that cannot be read is reported once, in the plan, not a second
+// time as a log line at the default log level.
+func TestUnreadableTargetReportedOnce(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "fabric.hcl", `lossless "roce" {
+  udp_port = 4791
+  priority = 3
+}
+
+credentials "sw" {
+  username     = "admin"
+  password_env = "ROCE_TEST_UNREADABLE_PASSWORD"
+}
+
+switch "leaf1" {
+  platform        = "nexus5000"
+  address         = "127.0.0.1:1"
+  credentials     = "sw"
+  insecure_skip_verify = true
+  interfaces      = ["Ethernet1/1"]
+}
+`)
+	t.Setenv("ROCE_TEST_UNREADABLE_PASSWORD", "x")
+	code, out, errs := runPlan(t, "-connect-timeout", "5s", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	all := out + errs
+	if n := strings.Count(all, "connection refused"); n != 1 {
+		t.Fatalf("the read error is printed %d times, want once\nstdout:\n%s\nstderr:\n%s", n, out, errs)
+	}
+	// The transport warning: once at validation, once in the plan, no log line.
+	if n := strings.Count(all, "SSH host key NOT verified"); n != 2 || strings.Contains(errs, "level=WARN") {
+		t.Fatalf("the host-key warning is printed %d times (want 2, no log line)\nstdout:\n%s\nstderr:\n%s", n, out, errs)
+	}
+	if !strings.Contains(errs, "roce-plan: switch.leaf1: unreadable") {
+		t.Fatalf("no progress line off a terminal\nstderr:\n%s", errs)
+	}
+}

@@ -63,8 +63,10 @@ func PlanTargets(ctx context.Context, eng *plan.Engine, targets []plan.BoundTarg
 	eng.OnProgress = func() { prog.Done(1) }
 	if lines := ProgressLines(stderr, "roce-plan"); lines != nil {
 		eng.OnTarget = func(address, status, detail string) {
-			if status != "" { // one line per target read, not two
-				lines(address, status, detail)
+			// One line per target read, not two, and without the error
+			// text: the plan itself shows it at the target.
+			if status != "" {
+				lines(address, status, "")
 			}
 		}
 	}

@@ -126,7 +126,9 @@ func (t *Target) dialer() (dialer, string, error) {
 		return dialer{}, "", err
 	}
 	if tr.warning != "" {
-		t.log.Warn(tr.warning, "target", t.Address())
+		// Validation and the plan (TargetPlan.Warnings) already show it
+		// to the user; a WARN log line here was a third copy.
+		t.log.Debug(tr.warning, "target", t.Address())
 	}
 	return dialer{address: t.sw.Address, user: sec.Username, auth: auth, trust: tr, opTimeout: t.opTimeout, connectTimeout: t.env.ConnectTimeout, sequential: t.sequential}, tr.warning, nil
 }
