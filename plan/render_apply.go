@@ -67,8 +67,12 @@ func CountApply(r *ApplyReport) ApplyCounts {
 }
 
 // ApplySummary is the rollout's one-line account: "Apply complete: 3
-// applied, 1 rolled back, 2 untouched, 0 failed." Applied, rolled back,
+// applied, 0 rolled back, 0 untouched, 0 failed." Applied, rolled back,
 // untouched and failed are always listed; the other statuses when present.
+// It opens with what happened as a whole: "Apply complete" only when every
+// target was applied or had nothing to do, "Apply FAILED" when a target
+// failed (it may be partly configured), "Apply incomplete" otherwise
+// (rolled back, stale, refused or not reached: nothing half-done).
 func ApplySummary(r *ApplyReport) string {
 	c := CountApply(r)
 	parts := []string{fmt.Sprintf("%d applied", c.Applied)}
@@ -86,7 +90,14 @@ func ApplySummary(r *ApplyReport) string {
 	if c.Other > 0 {
 		parts = append(parts, fmt.Sprintf("%d with an unknown status", c.Other))
 	}
-	return "Apply complete: " + strings.Join(parts, ", ") + "."
+	head := "Apply complete: "
+	switch {
+	case c.Failed > 0 || c.Other > 0:
+		head = "Apply FAILED: "
+	case c.RolledBack > 0 || c.Stale > 0 || c.Refused > 0 || c.Untouched > 0:
+		head = "Apply incomplete: "
+	}
+	return head + strings.Join(parts, ", ") + "."
 }
 
 // showTranscript says which results carry their device transcript in the

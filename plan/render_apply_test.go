@@ -44,11 +44,15 @@ func TestApplySummary(t *testing.T) {
 	}{
 		{"nil", nil, "Apply complete: 0 applied, 0 rolled back, 0 untouched, 0 failed."},
 		{"issue example", res(StatusApplied, StatusApplied, StatusApplied, StatusRolledBack, StatusUntouched, StatusUntouched),
-			"Apply complete: 3 applied, 1 rolled back, 2 untouched, 0 failed."},
+			"Apply incomplete: 3 applied, 1 rolled back, 2 untouched, 0 failed."},
+		{"all applied or unchanged", res(StatusApplied, StatusUnchanged),
+			"Apply complete: 1 applied, 1 unchanged, 0 rolled back, 0 untouched, 0 failed."},
+		{"a stale target alone", res(StatusApplied, StatusStale),
+			"Apply incomplete: 1 applied, 0 rolled back, 1 stale (re-run roce-plan), 0 untouched, 0 failed."},
 		{"fixture", fixtureRenderApplyReport(),
-			"Apply complete: 1 applied, 1 unchanged, 1 rolled back, 1 stale (re-run roce-plan), 1 refused, 2 untouched, 1 failed."},
+			"Apply FAILED: 1 applied, 1 unchanged, 1 rolled back, 1 stale (re-run roce-plan), 1 refused, 2 untouched, 1 failed."},
 		{"unknown status counted", res("exploded", StatusApplied),
-			"Apply complete: 1 applied, 0 rolled back, 0 untouched, 0 failed, 1 with an unknown status."},
+			"Apply FAILED: 1 applied, 0 rolled back, 0 untouched, 0 failed, 1 with an unknown status."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +84,7 @@ func TestRenderApplyTextContent(t *testing.T) {
 	if strings.Contains(out, "> checkpoint roce-1") {
 		t.Error("the transcript of a successful target is shown")
 	}
-	if !strings.HasSuffix(out, "Apply complete: 1 applied, 1 unchanged, 1 rolled back, 1 stale (re-run roce-plan), 1 refused, 2 untouched, 1 failed.\n") {
+	if !strings.HasSuffix(out, "Apply FAILED: 1 applied, 1 unchanged, 1 rolled back, 1 stale (re-run roce-plan), 1 refused, 2 untouched, 1 failed.\n") {
 		t.Errorf("report does not end with the summary:\n%s", out)
 	}
 }
