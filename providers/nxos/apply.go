@@ -123,7 +123,7 @@ func (t *Target) apply(ctx context.Context, tp *plan.TargetPlan, x *txn) (string
 func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (string, error) {
 	c, err := x.open(ctx)
 	if err != nil {
-		return plan.StatusFailed, fmt.Errorf("%s: connect to %s (nothing was sent): %w", t.Address(), t.sw.Address, err)
+		return plan.StatusFailed, fmt.Errorf("%s: connect to %s (nothing was sent): %w", t.Address(), t.sw.Address, withNextStep(t.env.Fabric, t.sw, err))
 	}
 	pre, err := t.readLive(c)
 	if err != nil {

@@ -124,8 +124,8 @@ func knownHostsFile(name, path string) (trust, error) {
 		var ke *knownhosts.KeyError
 		if errors.As(err, &ke) {
 			if len(ke.Want) == 0 {
-				return fmt.Errorf("%w: switch.%s at %s (%s key %s) is not in %s; add it (ssh-keyscan, or copy the fingerprint from the switch console) before connecting",
-					errHostKey, name, host, k.Type(), ssh.FingerprintSHA256(k), path)
+				return fmt.Errorf("%w: switch.%s at %s (%s key %s) is not in %s; add it before connecting: %s, and check that the fingerprint matches the switch's own (show ssh key, on its console)",
+					errHostKey, name, host, k.Type(), ssh.FingerprintSHA256(k), path, keyscanCommand(host, path))
 			}
 			w := ke.Want[0]
 			return fmt.Errorf("%w: switch.%s at %s presented %s key %s, but %s line %d expects %s; the switch was re-keyed or someone is impersonating it. Check, then fix the known_hosts line",
@@ -161,4 +161,18 @@ func knownAlgorithms(kh ssh.HostKeyCallback, hostport string) []string {
 		}
 	}
 	return out
+}
+
+// keyscanCommand is the command that records a switch's host key in a
+// known_hosts file: `ssh-keyscan -p PORT HOST >> FILE` (no -p for port 22).
+func keyscanCommand(hostport, path string) string {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, "22"
+	}
+	host = strings.Trim(host, "[]")
+	if port == "22" {
+		return fmt.Sprintf("ssh-keyscan %s >> %s", host, path)
+	}
+	return fmt.Sprintf("ssh-keyscan -p %s %s >> %s", port, host, path)
 }

@@ -224,7 +224,7 @@ func (t *Target) recover(ctx context.Context, e *plan.JournalEntry, x *txn) (str
 	x.dl = dl
 	c, err := x.open(ctx)
 	if err != nil {
-		return plan.StatusFailed, fmt.Errorf("%s: connect to %s to recover: %w; run roce-apply -recover again once it answers", t.Address(), t.sw.Address, err)
+		return plan.StatusFailed, fmt.Errorf("%s: connect to %s to recover: %w; run roce-apply -recover again once it answers", t.Address(), t.sw.Address, withNextStep(t.env.Fabric, t.sw, err))
 	}
 	st, err := t.readLive(c)
 	if err != nil {

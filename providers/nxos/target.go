@@ -153,7 +153,7 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 		}
 		c, err := dl.open(ctx)
 		if err != nil {
-			return tp, fmt.Errorf("%s: connect to %s: %w", t.Address(), t.sw.Address, err)
+			return tp, fmt.Errorf("%s: connect to %s: %w", t.Address(), t.sw.Address, withNextStep(t.env.Fabric, t.sw, err))
 		}
 		defer c.close()
 		if st, err = t.readLive(c); err != nil {

@@ -24,7 +24,7 @@ func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 	}
 	c, err := dl.open(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: connect to %s: %w", t.Address(), t.sw.Address, err)
+		return nil, fmt.Errorf("%s: connect to %s: %w", t.Address(), t.sw.Address, withNextStep(t.env.Fabric, t.sw, err))
 	}
 	defer c.close()
 	out, err := c.command("show version")
