@@ -114,6 +114,53 @@ func (c *conn) sendInput(line string) ([]byte, error) {
 	return []byte(parts[0]), nil
 }
 
+// enterConfig is AcquirePriv("configuration") in one round trip:
+// scrapligo's asks for the prompt, sends `configure terminal` (two round
+// trips) and asks again, four in all.
+func (c *conn) enterConfig() error {
+	if c.sequential {
+		return c.d.AcquirePriv("configuration")
+	}
+	if c.d.CurrentPriv != c.d.DefaultDesiredPriv {
+		if err := c.d.AcquirePriv(c.d.DefaultDesiredPriv); err != nil {
+			return err
+		}
+	}
+	return c.modeLine("configure terminal", "configuration")
+}
+
+// leaveConfig is AcquirePriv("privilege-exec") from a configuration mode
+// in one round trip (`end`).
+func (c *conn) leaveConfig() error {
+	if c.sequential {
+		return c.d.AcquirePriv("privilege-exec")
+	}
+	return c.modeLine("end", "privilege-exec")
+}
+
+// modeLine sends a line that changes the CLI mode and checks that the
+// prompt after it is the mode's (a configuration prompt, or an exec one).
+func (c *conn) modeLine(line, priv string) error {
+	parts, raw, err := runBatch(c.d.Channel, []string{line})
+	if err != nil {
+		if errors.Is(err, errUnreadable) {
+			_ = c.tr.Close()
+		}
+		return err
+	}
+	if containsAny(parts[0], failedWhenContains) {
+		return fmt.Errorf("the switch refused %q: %s", line, firstLines(parts[0]))
+	}
+	raw = strings.TrimRight(strings.ReplaceAll(raw, "\r", ""), " ")
+	prompt := raw[strings.LastIndexByte(raw, '\n')+1:]
+	inConfig := strings.Contains(prompt, "(config") && !containsAny(prompt, configurationNotContains)
+	if inConfig != (priv == "configuration") {
+		return fmt.Errorf("after %q the switch prompts %q, not in %s mode", line, prompt, priv)
+	}
+	c.d.CurrentPriv = priv
+	return nil
+}
+
 // errUnreadable marks a batch whose answer cannot be cut into the
 // commands' answers.
 var errUnreadable = errors.New("the answer cannot be attributed to the commands")

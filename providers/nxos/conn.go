@@ -179,7 +179,7 @@ func (c *conn) command(cmd string) (string, error) {
 // to the channel (one round trip each) so every answer is recorded even if
 // the connection drops half-way.
 func (c *conn) configure(lines []string) (int, error) {
-	if err := c.d.AcquirePriv("configuration"); err != nil {
+	if err := c.enterConfig(); err != nil {
 		c.exchange = append(c.exchange, plan.Exchange{Command: "configure terminal", Response: err.Error(), Failed: true})
 		return 0, fmt.Errorf("%w: entering configuration mode: %w", errConnection, err)
 	}
@@ -198,7 +198,7 @@ func (c *conn) configure(lines []string) (int, error) {
 			return i, fmt.Errorf("the switch refused line %d %q: %s", i+1, l, firstLines(out))
 		}
 	}
-	if err := c.d.AcquirePriv("privilege-exec"); err != nil {
+	if err := c.leaveConfig(); err != nil {
 		return len(lines), fmt.Errorf("%w: leaving configuration mode: %w", errConnection, err)
 	}
 	c.exchange = append(c.exchange, plan.Exchange{Command: "end"})
