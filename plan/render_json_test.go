@@ -108,7 +108,9 @@ func TestJSONMatchesSchema(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "plan.roce")
-	if err := WritePlanFile(path, fixtureRenderPlan(), nil); err != nil {
+	saved := fixtureRenderPlan()
+	saved.Inputs = fixtureInputs()
+	if err := WritePlanFile(path, saved, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -127,7 +129,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 			t.Errorf("apply report violates the schema:\n%s", strings.Join(errs, "\n"))
 		}
 	}
-	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
+	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange", "inputs", "var_file") {
 		if !s.Seen(p) {
 			t.Errorf("documented property %s never appears in the fixtures' JSON", p)
 		}
@@ -143,7 +145,7 @@ func TestSchemaPropertiesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	prop := regexp.MustCompile(`/\$defs/([a-z_]+)/properties/([a-z_]+)$`)
-	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange") {
+	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange", "inputs", "var_file") {
 		m := prop.FindStringSubmatch(p)
 		if !bytes.Contains(doc, []byte("`"+m[2]+"`")) {
 			t.Errorf("docs/plan-json.md does not describe `%s` (%s)", m[2], m[1])

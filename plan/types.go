@@ -130,6 +130,33 @@ type Plan struct {
 	// lossless class must be consistent on both ends of every link, so
 	// roce-apply names them before it applies the rest.
 	Excluded []Excluded `json:"excluded,omitempty"`
+	// Inputs records what the plan was made from besides the policy
+	// directory, so roce-apply can name what differs. Absent in plans
+	// written before it existed (roce-apply then compares PolicyDigest).
+	Inputs *Inputs `json:"inputs,omitempty"`
+}
+
+// Inputs are the files and variables a plan was made from. Values of
+// variables are never recorded (they may be secret): only -var names and
+// a digest over the values.
+type Inputs struct {
+	// PolicyFiles maps each policy file's base name to the SHA-256 (hex)
+	// of its bytes.
+	PolicyFiles map[string]string `json:"policy_files"`
+	// VarFiles are the -var-file flags, in order.
+	VarFiles []VarFile `json:"var_files,omitempty"`
+	// Vars are the names set with -var, in order; never their values.
+	Vars []string `json:"vars,omitempty"`
+	// VarsDigest is "sha256:" and the hex SHA-256 over the var files'
+	// contents and the -var values, in order.
+	VarsDigest string `json:"vars_digest"`
+}
+
+// VarFile is one -var-file flag: the path as given and resolved to an
+// absolute path when the plan was made.
+type VarFile struct {
+	Path     string `json:"path"`
+	Resolved string `json:"resolved"`
 }
 
 // Excluded is a target a partial plan leaves out, and why.

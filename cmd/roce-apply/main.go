@@ -124,14 +124,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if *dirFlag != "" {
 			dir = *dirFlag
 		}
+		// Before loading: without the plan's -var-file a policy whose
+		// variables have no default does not even load, and the error must
+		// name the file, not the variables.
+		if saved.Inputs != nil {
+			if diffs := saved.Inputs.FlagDiffs(c.VarFiles, c.Vars); len(diffs) > 0 {
+				return fail(inputsMismatch(arg, diffs, saved.Inputs.ApplyFlags()))
+			}
+		}
 	}
 
 	fab, src, err := c.LoadFabric(dir, stderr)
 	if err != nil {
 		return fail("the policy in " + dir + " has errors (above)")
 	}
-	if saved != nil && saved.PolicyDigest != src.Digest() {
-		return fail(fmt.Sprintf("the policy in %s changed since this plan was made; re-run roce-plan and review the new plan", dir))
+	if saved != nil && saved.Inputs != nil {
+		now, err := c.Inputs(src)
+		if err != nil {
+			return fail(err.Error())
+		}
+		if diffs := saved.Inputs.PolicyDiffs(now); len(diffs) > 0 {
+			return fail(fmt.Sprintf("the policy in %s changed since this plan was made:\n  - %s\nRe-run roce-plan and review the new plan (or restore the files as they were).",
+				dir, strings.Join(diffs, "\n  - ")))
+		}
+	} else if saved != nil && saved.PolicyDigest != src.Digest() {
+		// A plan saved before inputs were recorded: only the digest.
+		return fail(fmt.Sprintf("the policy in %s or the -var-file/-var inputs changed since this plan was made; "+
+			"give roce-apply the same -var-file and -var flags as roce-plan, or re-run roce-plan and review the new plan", dir))
 	}
 	lockPath := *lockFile
 	if lockPath == "" {
@@ -417,4 +436,13 @@ func confirm(stdin io.Reader, stdout io.Writer) bool {
 func lockHolder() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("roce-apply pid %d on %s (%s)", os.Getpid(), host, strings.Join(os.Args, " "))
+}
+
+// inputsMismatch explains that the -var-file/-var flags differ from those
+// the plan at planFile was made with, and what to do.
+func inputsMismatch(planFile string, diffs []string, flags string) string {
+	return fmt.Sprintf("the inputs differ from those the plan %s was made with:\n  - %s\n"+
+		"Give roce-apply the same -var-file and -var flags (and values) roce-plan had:\n    roce-apply%s %s\n"+
+		"or re-run roce-plan with the inputs you want and review the new plan.",
+		planFile, strings.Join(diffs, "\n  - "), flags, planFile)
 }

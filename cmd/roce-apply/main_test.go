@@ -118,3 +118,52 @@ func TestRecoverRefusesPlanFile(t *testing.T) {
 		t.Fatalf("-recover with a plan file: exit %d %s", code, errs)
 	}
 }
+
+// A saved plan whose policy files changed names each changed file; one
+// made with a -var the run lacks names the variable, never a value.
+func TestSavedPlanInputsMismatch(t *testing.T) {
+	dir := t.TempDir()
+	fabric := filepath.Join(dir, "fabric.hcl")
+	if err := os.WriteFile(fabric, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		vars   []string // -var at plan time
+		edit   string   // appended to fabric.hcl after planning
+		args   []string
+		want   string
+		unwant string
+	}{
+		{"policy file changed", nil, "\n# edited\n", nil, "policy file fabric.hcl changed since plan time", ""},
+		{"-var missing", []string{"site=hunter2"}, "", nil, "variable site was set with -var at plan time", "hunter2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(fabric, []byte(policy), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			in, err := plan.CollectInputs([]string{fabric}, nil, tc.vars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &plan.Plan{FormatVersion: plan.FormatVersion, PolicyDir: dir, Targets: []*plan.TargetPlan{}, Inputs: in}
+			planFile := filepath.Join(t.TempDir(), "plan.roce")
+			if err := plan.WritePlanFile(planFile, p, nil); err != nil {
+				t.Fatal(err)
+			}
+			if tc.edit != "" {
+				if err := os.WriteFile(fabric, []byte(policy+tc.edit), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, _, stderr := runApply(append(tc.args, "-auto-approve", planFile)...)
+			if code != 1 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("want exit 1 and %q, got %d:\n%s", tc.want, code, stderr)
+			}
+			if tc.unwant != "" && strings.Contains(stderr, tc.unwant) {
+				t.Fatalf("the error shows a -var value:\n%s", stderr)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/rocefabric/roce/internal/cli"
@@ -139,6 +140,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			toSave, partial = plan.Partial(p), true
 		}
+		// A saved plan names its policy directory absolutely, so roce-apply
+		// works from any directory, and records its inputs, so roce-apply
+		// can say what differs (docs/plan-json.md#saved-plan-file).
+		inputs, err := c.Inputs(src)
+		if err != nil {
+			fmt.Fprintln(stderr, "roce-plan: not saving the plan:", err)
+			return cli.ExitError
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "roce-plan: not saving the plan: resolving the policy directory %s: %v\n", dir, err)
+			return cli.ExitError
+		}
+		withInputs := *toSave
+		withInputs.PolicyDir, withInputs.Inputs = abs, inputs
+		toSave = &withInputs
 		if err := plan.WritePlanFileRedacting(*out, toSave, cli.Secrets(fab)); err != nil {
 			fmt.Fprintln(stderr, "roce-plan: saving the plan:", err)
 			return cli.ExitError
@@ -148,10 +165,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			for _, f := range c.VarFiles {
 				apply += " -var-file " + f
 			}
-			if len(c.Vars) > 0 {
-				apply += " -var ... (the same -var values)"
+			for _, n := range inputs.Vars {
+				apply += " -var " + n + "=..."
 			}
 			fmt.Fprintf(stdout, "\nSaved the plan to %s. Apply exactly this plan with:\n    %s %s\n", *out, apply, *out)
+			if len(c.Vars) > 0 {
+				fmt.Fprintln(stdout, "(give each -var the value it had here: the plan records only a digest of the values)")
+			}
 		}
 		if partial {
 			fmt.Fprintf(stderr, "roce-plan: saved a PARTIAL plan: %d target(s) that could not be read are left out and named in the file\n", counts.TargetsFailed)

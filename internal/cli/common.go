@@ -198,3 +198,20 @@ func Usage(fs *flag.FlagSet, text string) func() {
 		fs.PrintDefaults()
 	}
 }
+
+// Inputs records what a plan is made from (plan.Inputs): the policy files
+// src read (not the var files), and the -var-file and -var flags; of the
+// -var values only a digest is kept.
+func (c *Common) Inputs(src *policies.Sources) (*plan.Inputs, error) {
+	varFile := map[string]bool{}
+	for _, f := range c.VarFiles {
+		varFile[f] = true
+	}
+	var files []string
+	for _, f := range src.Files() {
+		if !varFile[f] {
+			files = append(files, f)
+		}
+	}
+	return plan.CollectInputs(files, c.VarFiles, c.Vars)
+}
