@@ -98,7 +98,7 @@ func TestPlanKeepsOrderAndReportsUnreadableTargets(t *testing.T) {
 	)
 	p := e.Plan(context.Background(), ts)
 	if p.FormatVersion != FormatVersion {
-		t.Fatalf("format version %q", p.FormatVersion)
+		t.Fatalf("format version %d", p.FormatVersion)
 	}
 	want := []struct {
 		addr, errSub string

@@ -38,7 +38,7 @@ type Redaction struct {
 // "Saved plan file"):
 //
 //	{
-//	  "format_version": "1",
+//	  "format_version": 2,
 //	  "kind": "roce-plan",
 //	  "created_at": "...",
 //	  "checksum": "sha256:<hex>",
@@ -94,7 +94,7 @@ func encodePlanFile(p *Plan) ([]byte, error) {
 		return nil, fmt.Errorf("encoding created_at: %w", err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\n  \"format_version\": %s,\n", strconv.Quote(n.FormatVersion))
+	fmt.Fprintf(&b, "{\n  \"format_version\": %d,\n", n.FormatVersion)
 	fmt.Fprintf(&b, "  \"kind\": %s,\n", strconv.Quote(planFileKind))
 	fmt.Fprintf(&b, "  \"created_at\": %s,\n", created)
 	fmt.Fprintf(&b, "  \"checksum\": %s,\n", strconv.Quote(checksumPrefix+hex.EncodeToString(sum[:])))
@@ -187,7 +187,7 @@ func ReadPlanFile(path string) (*Plan, error) {
 
 // planFileHeader is the envelope around the plan body.
 type planFileHeader struct {
-	FormatVersion string
+	FormatVersion json.RawMessage // 2, or "1" in format 1 files
 	Kind          string
 	CreatedAt     string
 	Checksum      string
@@ -202,7 +202,8 @@ func decodePlanFile(name string, data []byte) (*Plan, error) {
 	if h.Kind != planFileKind {
 		return nil, fmt.Errorf("plan file %s is not a saved plan (kind %q, want %q); pass a file written by roce-plan -out", name, h.Kind, planFileKind)
 	}
-	if h.FormatVersion != FormatVersion {
+	var version Version
+	if err := json.Unmarshal(h.FormatVersion, &version); err != nil || (version != 1 && version != FormatVersion) {
 		return nil, formatVersionError(name, h.FormatVersion)
 	}
 	want, ok := strings.CutPrefix(h.Checksum, checksumPrefix)
@@ -214,8 +215,8 @@ func decodePlanFile(name string, data []byte) (*Plan, error) {
 	if err := json.Unmarshal(body, &p); err != nil {
 		return nil, fmt.Errorf("plan file %s: the plan does not decode although its checksum matches (%v); re-run roce-plan", name, err)
 	}
-	if p.FormatVersion != h.FormatVersion {
-		return nil, fmt.Errorf("plan file %s: the plan says format %q but the file says %q; re-run roce-plan", name, p.FormatVersion, h.FormatVersion)
+	if p.FormatVersion != version {
+		return nil, fmt.Errorf("plan file %s: the plan says format %d but the file says %d; re-run roce-plan", name, p.FormatVersion, version)
 	}
 	created, err := time.Parse(time.RFC3339Nano, h.CreatedAt)
 	if err != nil || !created.Equal(p.CreatedAt) {
@@ -225,15 +226,15 @@ func decodePlanFile(name string, data []byte) (*Plan, error) {
 }
 
 // formatVersionError explains an unsupported format version.
-func formatVersionError(name, v string) error {
-	if v == "" {
+func formatVersionError(name string, raw json.RawMessage) error {
+	if len(raw) == 0 {
 		return fmt.Errorf("plan file %s has no format_version; it was not written by roce-plan -out", name)
 	}
-	have, _ := strconv.Atoi(FormatVersion)
-	if n, err := strconv.Atoi(v); err == nil && n > have {
+	var n Version
+	if err := json.Unmarshal(raw, &n); err == nil && n > FormatVersion {
 		return fmt.Errorf("plan file %s was written by a newer roce (format %d); upgrade roce to apply it, or re-run roce-plan with this version", name, n)
 	}
-	return fmt.Errorf("plan file %s has format %q, which this roce (format %s) cannot read; re-run roce-plan", name, v, FormatVersion)
+	return fmt.Errorf("plan file %s has format %s, which this roce (format %d) cannot read; re-run roce-plan", name, raw, FormatVersion)
 }
 
 // jsonSpace is JSON's whitespace (not Unicode's: a flipped newline must
@@ -277,15 +278,13 @@ func splitPlanFile(data []byte) (planFileHeader, []byte, error) {
 			if len(body) == 0 {
 				return h, nil, errors.New("the plan value is empty")
 			}
-			if h.Kind == "" && h.FormatVersion == "" && h.Checksum == "" {
+			if h.Kind == "" && len(h.FormatVersion) == 0 && h.Checksum == "" {
 				return h, nil, errors.New("the envelope has no header before \"plan\"")
 			}
 			return h, body, nil
 		}
 		var dst *string
 		switch key {
-		case "format_version":
-			dst = &h.FormatVersion
 		case "kind":
 			dst = &h.Kind
 		case "created_at":
@@ -296,6 +295,10 @@ func splitPlanFile(data []byte) (planFileHeader, []byte, error) {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return h, nil, fmt.Errorf("malformed JSON in %q: %v", key, err)
+		}
+		if key == "format_version" {
+			h.FormatVersion = v
+			continue
 		}
 		if dst == nil {
 			// Unknown key: a newer format may add some; the version check

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,11 +99,11 @@ func TestReadPlanFileRefuses(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"newer format", bytes.Replace(good, []byte(`"format_version": "1",`), []byte(`"format_version": "2",`), 1),
-			"was written by a newer roce (format 2); upgrade roce"},
-		{"unknown format", bytes.Replace(good, []byte(`"format_version": "1",`), []byte(`"format_version": "beta",`), 1),
-			`has format "beta", which this roce (format 1) cannot read`},
-		{"no format", bytes.Replace(good, []byte(`"format_version": "1",`), nil, 1), "has no format_version"},
+		{"newer format", bytes.Replace(good, []byte(`"format_version": 2,`), []byte(`"format_version": 3,`), 1),
+			"was written by a newer roce (format 3); upgrade roce"},
+		{"unknown format", bytes.Replace(good, []byte(`"format_version": 2,`), []byte(`"format_version": "beta",`), 1),
+			`has format "beta", which this roce (format 2) cannot read`},
+		{"no format", bytes.Replace(good, []byte(`"format_version": 2,`), nil, 1), "has no format_version"},
 		{"edited plan, whitespace only", bytes.Replace(good, []byte(`"kind": "nexus5000",`), []byte(`"kind":  "nexus5000",`), 1),
 			"(checksum mismatch); re-run roce-plan"},
 		{"edited plan, valid JSON", bytes.Replace(good, []byte(`"mtu 9216"`), []byte(`"mtu 1500"`), 1), "(checksum mismatch)"},
@@ -260,4 +262,35 @@ func FuzzDecodePlanFile(f *testing.F) {
 			t.Error("accepted plan changed on a write/read cycle")
 		}
 	})
+}
+
+// TestReadPlanFileFormat1 reads a plan saved by format 1, which wrote
+// format_version as the string "1".
+func TestReadPlanFileFormat1(t *testing.T) {
+	body := `{
+    "format_version": "1",
+    "created_at": "2026-11-22T02:00:00Z",
+    "policy_dir": "examples/rocev2",
+    "policy_digest": "0f3c9a",
+    "targets": [
+      {
+        "address": "switch.n5k-a",
+        "kind": "nexus5000",
+        "changes": []
+      }
+    ]
+  }`
+	sum := sha256.Sum256([]byte(body))
+	data := fmt.Sprintf("{\n  \"format_version\": \"1\",\n  \"kind\": \"roce-plan\",\n  \"created_at\": \"2026-11-22T02:00:00Z\",\n  \"checksum\": \"sha256:%x\",\n  \"plan\": %s\n}\n", sum, body)
+	path := filepath.Join(t.TempDir(), "v1.roce")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadPlanFile(path)
+	if err != nil {
+		t.Fatalf("a format 1 plan file is refused: %v", err)
+	}
+	if p.FormatVersion != 1 || p.PolicyDir != "examples/rocev2" || len(p.Targets) != 1 || p.Inputs != nil {
+		t.Errorf("read %+v", p)
+	}
 }

@@ -170,7 +170,7 @@ func formatTook(d time.Duration) string {
 // applyReportJSON is the documented JSON form of an apply report
 // (docs/plan-json.md, "Apply report").
 type applyReportJSON struct {
-	FormatVersion string         `json:"format_version"`
+	FormatVersion Version        `json:"format_version"`
 	Kind          string         `json:"kind"`
 	StartedAt     time.Time      `json:"started_at"`
 	FinishedAt    time.Time      `json:"finished_at"`

@@ -95,7 +95,7 @@ func TestRenderApplyJSONContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		FormatVersion string         `json:"format_version"`
+		FormatVersion int            `json:"format_version"`
 		Kind          string         `json:"kind"`
 		FinishedAt    time.Time      `json:"finished_at"`
 		Counts        ApplyCounts    `json:"counts"`

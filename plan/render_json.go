@@ -46,9 +46,7 @@ func normalizePlan(p *Plan) *Plan {
 		return out
 	}
 	*out = *p
-	if out.FormatVersion == "" {
-		out.FormatVersion = FormatVersion
-	}
+	out.FormatVersion = FormatVersion // what is written is always this format
 	out.Targets = make([]*TargetPlan, 0, len(p.Targets))
 	for _, t := range p.Targets {
 		if t == nil {

@@ -37,7 +37,7 @@ func TestRenderJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if !strings.HasPrefix(out, "{\n  \"format_version\": \"1\",\n") {
+	if !strings.HasPrefix(out, "{\n  \"format_version\": 2,\n") {
 		t.Errorf("format_version is not the first field:\n%.80s", out)
 	}
 	if !strings.Contains(out, `description <to host-1 & host-2>`) {
@@ -77,8 +77,8 @@ func TestRenderJSONNormalizes(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got["format_version"] != FormatVersion {
-		t.Errorf("format_version = %v, want %q", got["format_version"], FormatVersion)
+	if got["format_version"] != float64(FormatVersion) {
+		t.Errorf("format_version = %v, want the integer %d", got["format_version"], FormatVersion)
 	}
 	targets := got["targets"].([]any)
 	if len(targets) != 1 {
@@ -87,7 +87,7 @@ func TestRenderJSONNormalizes(t *testing.T) {
 	if ch := targets[0].(map[string]any)["changes"]; !reflect.DeepEqual(ch, []any{}) {
 		t.Errorf("changes = %#v, want []", ch)
 	}
-	if p.FormatVersion != "" || p.Targets[1].Changes != nil {
+	if p.FormatVersion != 0 || p.Targets[1].Changes != nil {
 		t.Error("RenderJSON modified the caller's plan")
 	}
 }

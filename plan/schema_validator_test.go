@@ -38,12 +38,13 @@ func TestSchemaValidatorRejects(t *testing.T) {
 	}{
 		{"undocumented field", `"policy_dir":`, `"extra": 1, "policy_dir":`, `property "extra" is not documented`},
 		{"bad enum", `"action": "create"`, `"action": "upsert"`, `upsert is not one of`},
-		{"missing required", `"format_version": "1",`, ``, `missing required "format_version"`},
+		{"missing required", `"format_version": 2,`, ``, `missing required "format_version"`},
 		{"wrong type", `"offline": true`, `"offline": "yes"`, `want boolean`},
 		{"bad address", `"address": "switch.n5k-a"`, `"address": "router.x"`, `does not match`},
 		{"bad date", `"created_at": "2026-11-22T02:00:00Z"`, `"created_at": "yesterday"`, `not an RFC 3339 date-time`},
 		{"bad fact", `"model": "N5K-C5672UP"`, `"model": 5672`, `want string`},
-		{"bad version", `"format_version": "1"`, `"format_version": "2"`, `want 1, got 2`},
+		{"bad version", `"format_version": 2`, `"format_version": "2"`, `want integer, got string`},
+		{"old version", `"format_version": 2`, `"format_version": 1`, `want 2, got 1`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

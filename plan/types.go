@@ -8,12 +8,34 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 )
 
-// FormatVersion is the version of the JSON plan and saved-plan formats
-// (docs/plan-json.md). Bump it on any incompatible change.
-const FormatVersion = "1"
+// FormatVersion is the version of the JSON plan, saved-plan and apply
+// report formats (docs/plan-json.md). Bump it on any incompatible change.
+// Version 1 wrote it as the string "1"; saved plans of version 1 are still
+// read.
+const FormatVersion = 2
+
+// Version is a format_version: written as a JSON integer, read from an
+// integer or (format 1) a string of digits.
+type Version int
+
+// UnmarshalJSON accepts 2 and "1".
+func (v *Version) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if unq, err := strconv.Unquote(s); err == nil {
+		s = unq
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("format_version %s is not a number", b)
+	}
+	*v = Version(n)
+	return nil
+}
 
 // Action is what a change does to one resource.
 type Action string
@@ -120,7 +142,7 @@ func (t *TargetPlan) HasChanges() bool { return len(t.Changes) > 0 }
 
 // Plan is one planning run over a fabric.
 type Plan struct {
-	FormatVersion string        `json:"format_version"`
+	FormatVersion Version       `json:"format_version"`
 	CreatedAt     time.Time     `json:"created_at"`
 	PolicyDir     string        `json:"policy_dir"`
 	PolicyDigest  string        `json:"policy_digest"` // sha256 of the policy files read
