@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rocefabric/roce/platforms"
 )
 
 // ManagedFiles is the allow-list of files roce reads or writes on a host
@@ -31,30 +33,20 @@ func IsManagedFile(p string) bool {
 // ErrNotManaged is wrapped by every CheckManaged refusal.
 var ErrNotManaged = errors.New("not managed by roce")
 
-// checkName rejects a netdev or RDMA device name that could leave the
-// sysfs/configfs directory it is joined into (the kernel's own rules:
-// non-empty, not "." or "..", no '/', ':' or whitespace, bounded length).
-func checkName(kind, name string, max int) error {
-	switch {
-	case name == "":
-		return fmt.Errorf("%s name is empty", kind)
-	case name == "." || name == "..", strings.ContainsAny(name, "/:\x00"), strings.IndexFunc(name, isSpace) >= 0:
-		return fmt.Errorf("%s name %q: %w (not a valid %s name; sysfs/configfs paths are built from it)", kind, name, ErrNotManaged, kind)
-	case len(name) > max:
-		return fmt.Errorf("%s name %q is longer than %d characters: %w", kind, name, max, ErrNotManaged)
+// CheckNetdevName and CheckRDMADeviceName validate names that become
+// /sys/class/net/<netdev>, /sys/class/infiniband/<dev> and
+// /sys/kernel/config/rdma_cm/<dev> paths: the same rules validate applies
+// (platforms), so a name validate passes is one the agent takes, and the
+// agent's refusal is ErrNotManaged.
+func CheckNetdevName(n string) error     { return notManaged(platforms.CheckNetdevName(n)) }
+func CheckRDMADeviceName(d string) error { return notManaged(platforms.CheckRDMADeviceName(d)) }
+
+func notManaged(err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, ErrNotManaged)
 	}
 	return nil
 }
-
-func isSpace(r rune) bool {
-	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
-}
-
-// CheckNetdevName and CheckRDMADeviceName validate names that become
-// /sys/class/net/<netdev>, /sys/class/infiniband/<dev> and
-// /sys/kernel/config/rdma_cm/<dev> paths.
-func CheckNetdevName(n string) error     { return checkName("netdev", n, 15) }
-func CheckRDMADeviceName(d string) error { return checkName("RDMA device", d, 63) }
 
 func checkOptionalDevice(d string) error {
 	if d == "" {
