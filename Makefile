@@ -9,9 +9,16 @@ export GOFLAGS ?= -mod=mod
 
 all: build
 
+# -version names the commit. Go stamps it itself unless VCS stamping is off
+# (GOFLAGS=-buildvcs=false) or git cannot be read; the build also passes
+# it with -ldflags, empty outside a git checkout (-version then says
+# "commit unknown").
+COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -X github.com/rocefabric/roce/internal/buildinfo.stampedCommit=$(COMMIT)
+
 build:
 	@mkdir -p $(BIN)
-	@for c in $(CMDS); do [ -d cmd/$$c ] && [ -n "$$(ls cmd/$$c/*.go 2>/dev/null)" ] && $(GO) build -o $(BIN)/$$c ./cmd/$$c || exit 1; done
+	@for c in $(CMDS); do [ -d cmd/$$c ] && [ -n "$$(ls cmd/$$c/*.go 2>/dev/null)" ] && $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/$$c ./cmd/$$c || exit 1; done
 
 # What the tests need from the OS, from Debian: perftest (the real
 # ib_write_bw), iproute2 (namespaces), libxml2-utils (xmllint checks JUnit

@@ -196,3 +196,32 @@ func TestVerifyFormatFlagsMatchPlan(t *testing.T) {
 		t.Errorf("roce-verify -markdown is not Markdown:\n%s", r)
 	}
 }
+
+// A `make build` binary names the commit it was built from even with VCS
+// stamping off (GOFLAGS=-buildvcs=false, as on CI machines): the Makefile
+// passes `git rev-parse --short HEAD` with -ldflags.
+func TestMakeBuildVersionNamesCommit(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Dir(filepath.Dir(file))
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	head, err := exec.Command("git", "-C", repo, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout (%v): -version says commit unknown, covered by internal/buildinfo's tests", err)
+	}
+	commit := strings.TrimSpace(string(head))
+	bin := t.TempDir()
+	mk := exec.Command("make", "-C", repo, "build", "BIN="+bin, "CMDS=roce-plan")
+	mk.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(bin, "roce-plan"), "-version").Output()
+	if err != nil {
+		t.Fatalf("roce-plan -version: %v", err)
+	}
+	if want := "roce-plan (devel) commit " + commit + " "; !strings.HasPrefix(string(out), want) {
+		t.Errorf("roce-plan -version built by make with -buildvcs=false = %q, want it to start %q", out, want)
+	}
+}

@@ -8,11 +8,22 @@ import (
 	"strings"
 )
 
-// Info is what the Go toolchain stamped into the binary.
+// stampedCommit is the commit the Makefile's build passes with
+// -ldflags "-X github.com/rocefabric/roce/internal/buildinfo.stampedCommit=..."
+// (git rev-parse --short HEAD). Go's own VCS stamp is preferred; this one
+// counts when the build had none (GOFLAGS=-buildvcs=false, or a build
+// from a copy that the go command could not read git from). It is set
+// only by the linker, never at run time.
+var stampedCommit string
+
+// Unknown is the commit -version prints when the build recorded none.
+const Unknown = "unknown"
+
+// Info is what the Go toolchain (and the Makefile) stamped into the binary.
 type Info struct {
 	Module   string // module path
 	Version  string // module version ("(devel)" for a source build)
-	Revision string // VCS commit, when built from a checkout
+	Revision string // VCS commit, else the Makefile's stamp, else "unknown"
 	Time     string // commit time (RFC 3339)
 	Modified bool   // built from a checkout with uncommitted changes
 	Go       string // Go toolchain version
@@ -22,12 +33,23 @@ type Info struct {
 func Read() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{Version: "unknown"}
+		return Info{Version: "unknown", Revision: revision("", stampedCommit)}
 	}
-	return fromBuildInfo(bi)
+	return fromBuildInfo(bi, stampedCommit)
 }
 
-func fromBuildInfo(bi *debug.BuildInfo) Info {
+// revision prefers the VCS stamp, then the -ldflags one, then "unknown".
+func revision(vcs, stamped string) string {
+	switch {
+	case vcs != "":
+		return vcs
+	case strings.TrimSpace(stamped) != "":
+		return strings.TrimSpace(stamped)
+	}
+	return Unknown
+}
+
+func fromBuildInfo(bi *debug.BuildInfo, stamped string) Info {
 	in := Info{Module: bi.Main.Path, Version: bi.Main.Version, Go: bi.GoVersion}
 	if in.Version == "" {
 		in.Version = "(devel)"
@@ -42,6 +64,7 @@ func fromBuildInfo(bi *debug.BuildInfo) Info {
 			in.Modified = s.Value == "true"
 		}
 	}
+	in.Revision = revision(in.Revision, stamped)
 	return in
 }
 
