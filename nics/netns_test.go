@@ -3,14 +3,10 @@ package nics
 import (
 	"github.com/rocefabric/roce/internal/testenv"
 
-	"crypto/rand"
-	"encoding/hex"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/vishvananda/netns"
@@ -20,18 +16,7 @@ import (
 // v0/v1 (both up) and removes it when the test ends. Needs root.
 func newNetns(t *testing.T) string {
 	t.Helper()
-	testenv.Root(t, "network namespaces")
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	name := "roce-t-" + hex.EncodeToString(b)
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("netns", "add", name)
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", name).Run() })
+	name, run := testenv.Netns(t, "roce-t")
 	run("-n", name, "link", "add", "v0", "type", "veth", "peer", "name", "v1")
 	run("-n", name, "link", "set", "v0", "up")
 	run("-n", name, "link", "set", "v1", "up")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"os/exec"
 	"sort"
@@ -107,17 +105,7 @@ func TestKillAnywhereNetnsHostRecovers(t *testing.T) {
 // when the test ends.
 func newKillNetns(t *testing.T) string {
 	t.Helper()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	ns := "roce-k-" + hex.EncodeToString(b)
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("netns", "add", ns)
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	ns, run := testenv.Netns(t, "roce-k")
 	run("-n", ns, "link", "add", "ens1f0", "type", "veth", "peer", "name", "peer0")
 	run("-n", ns, "link", "set", "ens1f0", "up")
 	return ns

@@ -1,7 +1,6 @@
 // Package testenv decides what a test does when this machine lacks
 // something the project's own Makefile provides (`make deps-test` installs
-// perftest, xmllint, ssh, gcc and the kernel headers; CI runs as root with
-// shared/ beside the checkout). On a developer machine the test skips and
+// perftest, xmllint, ssh, gcc and the kernel headers; CI runs as root). On a developer machine the test skips and
 // says what to install. Under CI (CI set in the environment) it fails
 // instead: there a missing tool means the install step broke, and a skip
 // would hide that.
@@ -11,8 +10,11 @@
 package testenv
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +55,25 @@ func Root(t testing.TB, why string) {
 	if os.Geteuid() != 0 {
 		missing(t, "needs root: "+why)
 	}
+}
+
+// Netns creates a network namespace named prefix-<8 random hex digits>,
+// removed when the test ends, and returns its name with a runner for
+// `ip ARGS...` that fails the test on error (links are added with
+// ip("-n", name, "link", "add", ...)). Needs root.
+func Netns(t testing.TB, prefix string) (name string, ip func(args ...string)) {
+	t.Helper()
+	Root(t, "network namespaces")
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	name = prefix + "-" + hex.EncodeToString(b)
+	ip = func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	ip("netns", "add", name)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", name).Run() })
+	return name, ip
 }

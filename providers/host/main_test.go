@@ -3,13 +3,10 @@ package host
 import (
 	"github.com/rocefabric/roce/internal/testenv"
 
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rocefabric/roce/nics"
@@ -54,18 +51,7 @@ func testEnv(fab *policies.Fabric, extra map[string]string) plan.Env {
 // returns a fabric whose only host lives there.
 func labHost(t *testing.T, mpi ...string) (*policies.Fabric, *policies.Host) {
 	t.Helper()
-	testenv.Root(t, "network namespaces")
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	ns := "roce-t-" + hex.EncodeToString(b)
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("netns", "add", ns)
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	ns, run := testenv.Netns(t, "roce-t")
 	run("-n", ns, "link", "add", "ens1f0", "type", "veth", "peer", "name", "peer0")
 	run("-n", ns, "link", "set", "ens1f0", "up")
 	root := t.TempDir()

@@ -2,11 +2,8 @@ package host
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net"
-	"os/exec"
 	"reflect"
 	"runtime"
 	"strings"
@@ -234,18 +231,7 @@ func TestApplyCheckNeedsConsentInContext(t *testing.T) {
 // readMachineRoutes reads the default route, its gateway and the SSH
 // session's interface from the kernel (a namespace made here).
 func TestReadMachineRoutes(t *testing.T) {
-	testenv.Root(t, "network namespaces")
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	name := "roce-t-" + hex.EncodeToString(b)
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("netns", "add", name)
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", name).Run() })
+	name, run := testenv.Netns(t, "roce-t")
 	run("-n", name, "link", "add", "up0", "type", "veth", "peer", "name", "up1")
 	run("-n", name, "link", "add", "ssh0", "type", "veth", "peer", "name", "ssh1")
 	for _, l := range []string{"up0", "up1", "ssh0", "ssh1"} {
