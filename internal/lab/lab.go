@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh/knownhosts"
@@ -53,6 +54,17 @@ type Lab struct {
 	platform  map[string]string // switch → "nexus5000", "gnmi (arista)", …
 	gnmiVer   map[string]string // gNMI switch → the version it reports
 	hostAddrs map[string]string // host → its NIC addresses
+
+	// mu guards what upgrades change after Up: hostResets.
+	mu sync.Mutex
+	// hostResets: host → its last driver reload by roce-lab upgrade.
+	hostResets map[string]lastReset
+}
+
+// lastReset is when a device was last reset and why.
+type lastReset struct {
+	at     time.Time
+	reason string
 }
 
 // State is DIR/.lab/state.json: what `roce-lab down` needs.

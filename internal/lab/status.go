@@ -51,6 +51,14 @@ type DeviceStatus struct {
 	// State: "up" for a simulator that accepts connections; a host's is
 	// "up (namespace NAME)" or "up (simulated)"; "down: why" otherwise.
 	State string `json:"state"`
+	// BootedAt: when an NX-OS simulator last (re)started (its `show
+	// version` uptime counts from it), or when roce-lab upgrade last
+	// reloaded a host's driver; omitted for a host never reloaded and for
+	// gNMI targets.
+	BootedAt *time.Time `json:"booted_at,omitempty"`
+	// LastReset: why, once the device has been reset by roce-lab upgrade
+	// ("Disruptive upgrade" on NX-OS, as its show version says).
+	LastReset string `json:"last_reset,omitempty"`
 }
 
 // Status describes the running lab now.
@@ -70,6 +78,9 @@ func (l *Lab) Status() Status {
 		switch {
 		case l.Sims[name] != nil:
 			d.Version = l.Sims[name].Switch().Version()
+			at, why := l.Sims[name].Switch().LastReset()
+			at = at.UTC().Truncate(time.Second)
+			d.BootedAt, d.LastReset = &at, why
 		case l.Targets[name] != nil:
 			d.Version = l.gnmiVer[name]
 			if d.Version == "" {
@@ -93,6 +104,12 @@ func (l *Lab) Status() Status {
 			default:
 				d.State = "up (simulated)"
 			}
+			l.mu.Lock()
+			if r, ok := l.hostResets[h]; ok {
+				at := r.at.UTC().Truncate(time.Second)
+				d.BootedAt, d.LastReset = &at, r.reason
+			}
+			l.mu.Unlock()
 			if _, err := os.Stat(l.hosts.roots[h]); err != nil {
 				d.State = "down: its tree is gone (" + err.Error() + ")"
 			}
@@ -159,13 +176,22 @@ func (st *Status) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Lab %s runs (pid %d) from %s since %s\nHosts: %s\n",
 		st.ID, st.PID, st.Dir, st.StartedAt.Format(time.RFC3339), st.Hosts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET\tPLATFORM\tADDRESS\tVERSION\tSTATE")
+	fmt.Fprintln(tw, "TARGET\tPLATFORM\tADDRESS\tVERSION\tSTATE\tLAST RESET")
 	for _, d := range st.Devices {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Target, d.Platform, d.Address, d.Version, d.State)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Target, d.Platform, d.Address, d.Version, d.State, d.lastResetText())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "Inventory: %s (pass it with -var-file)\n", st.VarFile)
 	return err
+}
+
+// lastResetText is the LAST RESET column: the reason and when, "-" when
+// the device has not been reset since the lab started.
+func (d DeviceStatus) lastResetText() string {
+	if d.LastReset == "" || d.BootedAt == nil {
+		return "-"
+	}
+	return d.LastReset + " at " + d.BootedAt.Format(time.RFC3339)
 }

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -15,18 +14,7 @@ import (
 // lists every simulated switch and host with its address, platform,
 // version and state, and the versions follow roce-lab upgrade.
 func TestStatusListsEveryDevice(t *testing.T) {
-	dir := copyLab(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	l, err := Up(ctx, dir, Options{Hosts: false})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	stop, err := l.ServeControl(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, l, stop := labWithControl(t)
 	defer stop()
 
 	st, err := RequestStatus(ctx, dir)
@@ -85,6 +73,26 @@ func TestStatusListsEveryDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(st)
+	for _, d := range st.Devices {
+		switch d.Target {
+		case "switch.n7k-1":
+			if d.LastReset != "Disruptive upgrade" || d.BootedAt == nil || d.BootedAt.Before(st.StartedAt.Truncate(time.Second)) {
+				t.Errorf("n7k-1 after its upgrade: last reset %q at %v (lab started %v)", d.LastReset, d.BootedAt, st.StartedAt)
+			}
+		case "switch.n5k-1":
+			if d.LastReset != "" || d.BootedAt == nil {
+				t.Errorf("n5k-1 was not upgraded: last reset %q at %v", d.LastReset, d.BootedAt)
+			}
+		case "host.h2":
+			if d.LastReset != "NIC firmware update to 16.36.1010 (driver reload)" || d.BootedAt == nil {
+				t.Errorf("h2 after its firmware update: last reset %q at %v", d.LastReset, d.BootedAt)
+			}
+		case "host.h1":
+			if d.LastReset != "" || d.BootedAt != nil {
+				t.Errorf("h1 was not reloaded: last reset %q at %v", d.LastReset, d.BootedAt)
+			}
+		}
+	}
 
 	// A simulator that stopped listening is reported down.
 	if err := l.Targets["srl-1"].Close(); err != nil {
@@ -100,7 +108,7 @@ func TestStatusListsEveryDevice(t *testing.T) {
 	if err := st.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"TARGET", "PLATFORM", "ADDRESS", "VERSION", "STATE", "runs (pid", "switch.n7k-1", "5.1(5)", "host.h2", "16.36.1010", "lab.vars"} {
+	for _, s := range []string{"TARGET", "PLATFORM", "ADDRESS", "VERSION", "STATE", "LAST RESET", "Disruptive upgrade at ", "runs (pid", "switch.n7k-1", "5.1(5)", "host.h2", "16.36.1010", "lab.vars"} {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("text status lacks %q:\n%s", s, text.String())
 		}

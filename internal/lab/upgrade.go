@@ -169,7 +169,18 @@ func (l *Lab) Upgrade(ctx context.Context, req UpgradeRequest) UpgradeReply {
 		rep.Changes = ch
 		if err != nil {
 			rep.Error = err.Error()
+			return rep
 		}
+		why := "driver reload"
+		if req.Version != "" {
+			why = "NIC firmware update to " + req.Version + " (driver reload)"
+		}
+		l.mu.Lock()
+		if l.hostResets == nil {
+			l.hostResets = map[string]lastReset{}
+		}
+		l.hostResets[name] = lastReset{at: time.Now(), reason: why}
+		l.mu.Unlock()
 	default:
 		rep.Error = fmt.Sprintf("target %q: want switch.NAME or host.NAME", req.Target)
 	}

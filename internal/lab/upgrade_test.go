@@ -12,18 +12,7 @@ import (
 // socket (owner-only), applies them to the simulator or the lab host, and
 // answers refusals with the reason; the socket goes with the lab.
 func TestControlSocketUpgrades(t *testing.T) {
-	dir := copyLab(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	l, err := Up(ctx, dir, Options{Hosts: false})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	stop, err := l.ServeControl(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, dir, l, stop := labWithControl(t)
 	sock := filepath.Join(dir, StateDir, ControlSocket)
 	if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("control socket %s: %v, mode %v; want owner-only", sock, err, st.Mode())
@@ -71,4 +60,24 @@ func TestControlSocketUpgrades(t *testing.T) {
 	if _, err := RequestUpgrade(ctx, dir, UpgradeRequest{Target: "switch.n7k-1", Version: "6.2(14)"}); err == nil || !strings.Contains(err.Error(), "is it up?") {
 		t.Errorf("upgrade with no lab listening: %v", err)
 	}
+}
+
+// labWithControl starts a copy of examples/lab with simulated hosts and
+// its control socket; the lab closes when the test ends, stop closes the
+// socket earlier.
+func labWithControl(t *testing.T) (ctx context.Context, dir string, l *Lab, stop func() error) {
+	t.Helper()
+	dir = copyLab(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	l, err := Up(ctx, dir, Options{Hosts: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	stop, err = l.ServeControl(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, dir, l, stop
 }

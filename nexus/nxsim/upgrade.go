@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocefabric/roce/nexus"
 )
@@ -139,8 +140,26 @@ func (s *Switch) Upgrade(version string) (UpgradeResult, error) {
 	s.version.Image = imageFor(s.kind, version)
 	s.cfg = cfg
 	s.gen++ // a reload: sessions drop any Editor on the old config
+	// The reload restarts the switch: `show version` counts the uptime
+	// from now and gives the reason a real switch prints after `install
+	// all` ("Reason: Disruptive upgrade", a Nexus 5596 show version in
+	// networktocode/ntc-templates, nexus/testdata/corpus).
+	s.booted = s.now()
+	s.resetReason = ResetReasonUpgrade
 	s.log.Info("upgraded", "from", from, "to", version, "changes", len(res.Changes))
 	return res, nil
+}
+
+// ResetReasonUpgrade is the "Last reset" reason of a switch reloaded by
+// an upgrade.
+const ResetReasonUpgrade = "Disruptive upgrade"
+
+// LastReset is when the switch last (re)started and why ("" when it has
+// not been reset since the simulator started).
+func (s *Switch) LastReset() (at time.Time, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.booted, s.resetReason
 }
 
 // Version is the NX-OS release the switch runs.

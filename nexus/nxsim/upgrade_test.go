@@ -3,6 +3,7 @@ package nxsim
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocefabric/roce/nexus"
 )
@@ -175,4 +176,40 @@ func FuzzUpgradeVersion(f *testing.F) {
 			t.Fatalf("installed %q as %q (%+v)", version, sw.Version(), res)
 		}
 	})
+}
+
+// TestUpgradeResetsUptime: the reload of an upgrade restarts the uptime
+// and show version gives the reason a real switch prints after `install
+// all` ("Disruptive upgrade").
+func TestUpgradeResetsUptime(t *testing.T) {
+	sw, err := New(Options{Platform: "nexus7000", Hostname: "n7k", Version: "5.1(3)", StartupConfig: n7kLossless})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	now := t0
+	sw.mu.Lock()
+	sw.now, sw.booted = func() time.Time { return now }, t0.Add(-50*time.Hour)
+	sw.mu.Unlock()
+	before, err := nexus.ParseShowVersionReport(sw.showVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.ResetReason == ResetReasonUpgrade || before.Uptime != 50*time.Hour {
+		t.Fatalf("before the upgrade: reason %q, uptime %v", before.ResetReason, before.Uptime)
+	}
+	if _, err := sw.Upgrade("5.1(5)"); err != nil {
+		t.Fatal(err)
+	}
+	now = t0.Add(90 * time.Second)
+	v, err := nexus.ParseShowVersionReport(sw.showVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ResetReason != "Disruptive upgrade" || v.Uptime != 90*time.Second {
+		t.Errorf("after the upgrade: reason %q, uptime %v; want Disruptive upgrade, 1m30s", v.ResetReason, v.Uptime)
+	}
+	if at, why := sw.LastReset(); !at.Equal(t0) || why != ResetReasonUpgrade {
+		t.Errorf("LastReset = %v %q", at, why)
+	}
 }
