@@ -81,10 +81,23 @@ func (r result) String() string {
 // roce runs one of the binaries with the lab's variables file.
 func roce(t *testing.T, l *lab.Lab, stdin string, name string, args ...string) result {
 	t.Helper()
+	return runBinary(t, "", stdin, name, append([]string{"-var-file", l.VarFile()}, args...)...)
+}
+
+// runInDir runs a roce binary in cwd with exactly args (no -var-file added).
+func runInDir(t *testing.T, cwd, name string, args ...string) result {
+	t.Helper()
+	return runBinary(t, cwd, "", name, args...)
+}
+
+// runBinary runs bin/NAME with args in cwd ("" = this process's), stdin
+// given, colour off, and a three-minute limit.
+func runBinary(t *testing.T, cwd, stdin, name string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	full := append([]string{"-var-file", l.VarFile()}, args...)
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, name), full...)
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, name), args...)
+	cmd.Dir = cwd
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	var out, errb bytes.Buffer

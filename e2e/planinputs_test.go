@@ -1,35 +1,10 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-// runInDir runs a roce binary in cwd with exactly args (no -var-file added).
-func runInDir(t *testing.T, cwd, name string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, name), args...)
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running %s: %v", name, err)
-	}
-	return result{code: code, stdout: out.String(), stderr: errb.String()}
-}
 
 // A plan saved with relative paths in the policy directory applies from
 // any other directory; applied without the var file it was made with, the
