@@ -50,7 +50,7 @@ func (sw *Switch) execTree() *cmdNode {
 		return s.sw.showRunning("show running-config interface", "interface"), nil
 	})
 	t.add("show running-config interface <list...>", func(s *session, a []string) (string, error) {
-		return s.sw.showRunningInterfaces(a[0])
+		return s.sw.showConfigInterfaces(false, a[0])
 	})
 	t.add("show interface priority-flow-control", func(s *session, _ []string) (string, error) {
 		return s.sw.showPFC(), nil
@@ -91,8 +91,19 @@ func (sw *Switch) execTree() *cmdNode {
 		t.add("rollback running-config checkpoint <name> "+typ+" verbose", rb)
 	}
 	t.add("rollback running-config checkpoint <name> verbose", rb)
-	t.add("copy running-config startup-config", func(*session, []string) (string, error) {
-		return "[########################################] 100%\nCopy complete.", nil
+	t.add("copy running-config startup-config", func(s *session, _ []string) (string, error) {
+		return s.sw.saveStartup(), nil
+	})
+	t.add("show startup-config", func(s *session, _ []string) (string, error) {
+		return s.sw.showConfig(true, "show startup-config", ""), nil
+	})
+	for _, sec := range []string{"ipqos", "aclmgr", "interface"} {
+		t.add("show startup-config "+sec, func(s *session, _ []string) (string, error) {
+			return s.sw.showConfig(true, "show startup-config "+sec, sec), nil
+		})
+	}
+	t.add("show startup-config interface <list...>", func(s *session, a []string) (string, error) {
+		return s.sw.showConfigInterfaces(true, a[0])
 	})
 
 	sw.addClientCommands(t)
@@ -127,33 +138,54 @@ func (s *session) execLine(line string, base int) (string, error) {
 // showRunning prints `show running-config [section]` with the header lines
 // NX-OS puts first; section "" is the whole configuration.
 func (sw *Switch) showRunning(command, section string) string {
+	return sw.showConfig(false, command, section)
+}
+
+// showConfig prints the running (saved false) or startup configuration,
+// whole or one section ("ipqos", "aclmgr", "interface"), under its header.
+func (sw *Switch) showConfig(saved bool, command, section string) string {
 	sw.mu.Lock()
-	body := sw.cfg.String()
+	c := sw.cfg
+	if saved {
+		c = sw.startup
+	}
+	body := c.String()
 	if section != "" {
-		body = sw.cfg.Section(section)
+		body = c.Section(section)
 	}
 	sw.mu.Unlock()
-	return sw.runningHeader(command) + body
+	return sw.configHeader(saved, command) + body
 }
 
-func (sw *Switch) runningHeader(command string) string {
+// configHeader is what NX-OS prints before a configuration: !Command,
+// !Time, for the startup configuration "!Startup config saved at:", then
+// the version line.
+func (sw *Switch) configHeader(saved bool, command string) string {
 	sw.mu.Lock() // an upgrade changes the version (upgrade.go)
-	os := sw.version.OS
+	os, savedAt := sw.version.OS, sw.savedAt
 	sw.mu.Unlock()
-	return "\n!Command: " + command + "\n!Time: " + sw.now().UTC().Format(time.ANSIC) +
-		"\n\nversion " + os + "\n\n"
+	h := "\n!Command: " + command + "\n!Time: " + sw.now().UTC().Format(time.ANSIC) + "\n"
+	if saved {
+		h += "!Startup config saved at: " + savedAt.UTC().Format(time.ANSIC) + "\n"
+	}
+	return h + "\nversion " + os + "\n\n"
 }
 
-// showRunningInterfaces prints `show running-config interface LIST`.
-func (sw *Switch) showRunningInterfaces(list string) (string, error) {
+// showConfigInterfaces prints `show running-config interface LIST` (or
+// `show startup-config interface LIST` when saved).
+func (sw *Switch) showConfigInterfaces(saved bool, list string) (string, error) {
 	names, err := sw.expandInterfaces(list)
 	if err != nil {
 		return "", err
 	}
 	sw.mu.Lock()
-	body := sw.cfg.InterfaceConfig(names...)
+	c, which := sw.cfg, "running"
+	if saved {
+		c, which = sw.startup, "startup"
+	}
+	body := c.InterfaceConfig(names...)
 	sw.mu.Unlock()
-	return sw.runningHeader("show running-config interface "+list) + body, nil
+	return sw.configHeader(saved, "show "+which+"-config interface "+list) + body, nil
 }
 
 // currentVDC returns the VDC id and name sessions land in; the default VDC

@@ -49,6 +49,10 @@ type Switch struct {
 	// version` prints the uptime and "Last reset" from them.
 	booted      time.Time
 	resetReason string
+	// startup is the saved configuration (`copy running-config
+	// startup-config`), savedAt when it was saved (startup.go).
+	startup *nexus.Config
+	savedAt time.Time
 }
 
 // New builds a switch from opts. The startup config must parse.
@@ -120,6 +124,7 @@ func New(opts Options) (*Switch, error) {
 		return nil, fmt.Errorf("nxsim %s: startup config (fix the lines named, then start again): %w", s.hostname, err)
 	}
 	s.adoptStartup(opts.Hostname == "")
+	s.startup, s.savedAt = s.cfg.Clone(), s.booted
 	if s.hostname == "" {
 		s.hostname = "switch"
 	}
