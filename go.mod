@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/openconfig/gnmi v0.14.1
+	github.com/openconfig/goyang v1.6.3
 	github.com/scrapli/scrapligo v1.4.3
 	github.com/vishvananda/netlink v1.3.1
 	github.com/vishvananda/netns v0.0.5

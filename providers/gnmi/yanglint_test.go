@@ -24,73 +24,19 @@ import (
 	"github.com/rocefabric/roce/providers/gnmi/profiles"
 )
 
-// yangModels is how yanglint loads one profile's pinned models
-// (testdata/yang/README.md), with the features and deviations a released
-// image has (docs/gnmi-profiles.md).
-type yangModels struct {
-	search   []string // directories under testdata/yang searched for imports
-	modules  []string // files under testdata/yang loaded as implemented
-	features []string // yanglint -F values; nil = yanglint's default (all)
-	roots    []string // what the simulator's Get is asked for (config)
+// yangRoots are what the simulator's Get is asked for (config) per
+// profile; the models themselves, with the features and deviations a
+// released image has, are gnmisim.Models (gnmisim/models/README.md,
+// docs/gnmi-profiles.md).
+var yangRoots = map[string][]string{
+	"openconfig": {"/interfaces", "/qos"},
+	"arista":     {"/interfaces", "/qos"},
+	"srlinux":    {"/interface", "/qos"},
+	"sonic":      {profiles.SONiCConfigDB},
 }
 
-var yangProfiles = map[string]yangModels{
-	"openconfig": {
-		search: []string{"openconfig"},
-		modules: []string{
-			"openconfig/release/models/qos/openconfig-qos.yang",
-			"openconfig/release/models/interfaces/openconfig-interfaces.yang",
-			"openconfig/release/models/interfaces/openconfig-if-ethernet.yang",
-			"openconfig/third_party/ietf/iana-if-type.yang",
-		},
-		roots: []string{"/interfaces", "/qos"},
-	},
-	"arista": {
-		search: []string{"arista", "openconfig/third_party"},
-		modules: []string{
-			"arista/openconfig/public/release/models/qos/openconfig-qos.yang",
-			"arista/openconfig/public/release/models/interfaces/openconfig-interfaces.yang",
-			"arista/openconfig/public/release/models/interfaces/openconfig-if-ethernet.yang",
-			"arista/release/openconfig/models/qos/arista-qos-augments.yang",
-			"arista/release/openconfig/models/not-supported/arista-qos-notsupported-deviations.yang",
-			"openconfig/third_party/ietf/iana-if-type.yang",
-		},
-		roots: []string{"/interfaces", "/qos"},
-	},
-	"srlinux": {
-		search: []string{"srlinux"},
-		modules: []string{
-			// Loaded first, so the features are set before anything
-			// imports it.
-			"srlinux/srl_nokia/models/common/srl_nokia-features.yang",
-			"srlinux/srl_nokia/models/qos/srl_nokia-qos.yang",
-			"srlinux/srl_nokia/models/interfaces/srl_nokia-interfaces.yang",
-		},
-		// A 7220 IXR (Broadcom XGS) image: PFC with received-traffic
-		// mapping, DSCP/dot1p classifiers. Everything else is off,
-		// future-0-0 (in no released image) included.
-		features: []string{"srl_nokia-features:" + strings.Join(srlFeatures, ",")},
-		roots:    []string{"/interface", "/qos"},
-	},
-	"sonic": {
-		search: []string{"sonic"},
-		modules: []string{
-			"sonic/sonic-port.yang", "sonic/sonic-port-qos-map.yang", "sonic/sonic-dscp-tc-map.yang",
-			"sonic/sonic-dot1p-tc-map.yang", "sonic/sonic-tc-queue-map.yang", "sonic/sonic-wred-profile.yang",
-			"sonic/sonic-queue.yang", "sonic/sonic-pfcwd.yang", "sonic/sonic-device_metadata.yang",
-		},
-		roots: []string{profiles.SONiCConfigDB},
-	},
-}
-
-// srlFeatures are the srl_nokia-features the srlinux profile's payloads
-// need from the image (docs/gnmi-profiles.md).
-var srlFeatures = []string{
-	"qos", "qos-pfc", "qos-pfc-xgs", "qos-dscp-classifier-policy", "qos-ipv4-dscp-classifier-policy",
-	"qos-ipv6-dscp-classifier-policy", "qos-dot1p-classifier-policy", "qos-unicast-queue", "qos-multicast-queue",
-	"qos-drop-probability", "bridged", "lag",
-	"port-speed-10G", "port-speed-25G", "port-speed-40G", "port-speed-50G", "port-speed-100G", "port-speed-400G",
-}
+// yangDir is where the pinned models live (embedded by the simulator).
+var yangDir = filepath.Join("gnmisim", "models")
 
 // yanglintCmd returns the yanglint binary and the arguments that load a
 // profile's models (search paths, features, modules), with extra options
@@ -98,13 +44,13 @@ var srlFeatures = []string{
 func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string) {
 	t.Helper()
 	bin := testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
-	m, ok := yangProfiles[profile]
-	if !ok {
-		t.Fatalf("no YANG for profile %s", profile)
+	m, err := gnmisim.Models(profile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	root := filepath.Join("testdata", "yang")
+	root := yangDir
 	var args []string
-	for _, s := range m.search {
+	for _, s := range m.Search {
 		err := filepath.WalkDir(filepath.Join(root, s), func(p string, d os.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
 				args = append(args, "-p", p)
@@ -115,11 +61,23 @@ func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string
 			t.Fatal(err)
 		}
 	}
-	for _, f := range m.features {
-		args = append(args, "-F", f)
+	if m.Features != nil {
+		// -F module:feature,feature,... per module.
+		byMod := map[string][]string{}
+		var mods []string
+		for _, f := range m.Features {
+			mod, name, _ := strings.Cut(f, ":")
+			if byMod[mod] == nil {
+				mods = append(mods, mod)
+			}
+			byMod[mod] = append(byMod[mod], name)
+		}
+		for _, mod := range mods {
+			args = append(args, "-F", mod+":"+strings.Join(byMod[mod], ","))
+		}
 	}
 	args = append(append(args, "-Q"), opts...)
-	for _, f := range m.modules {
+	for _, f := range m.Modules {
 		args = append(args, filepath.Join(root, f))
 	}
 	return bin, args
@@ -174,7 +132,7 @@ func instanceData(t *testing.T, sim *gnmisim.Target, profile string) map[string]
 func getInstanceData(t *testing.T, sim *gnmisim.Target, profile string, typ gpb.GetRequest_DataType) map[string]any {
 	t.Helper()
 	doc := map[string]any{}
-	for _, r := range yangProfiles[profile].roots {
+	for _, r := range yangRoots[profile] {
 		p, err := gpath.Parse(r)
 		if err != nil {
 			t.Fatal(err)

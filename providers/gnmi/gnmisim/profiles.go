@@ -45,7 +45,7 @@ func model(name, org, version string) *gpb.ModelData {
 }
 
 // ocModels are the models an openconfig target advertises, at the
-// versions pinned in the gnmi provider's testdata/yang/openconfig.
+// versions pinned in models/openconfig.
 var ocModels = []*gpb.ModelData{
 	model("openconfig-interfaces", "OpenConfig working group", "3.8.1"),
 	model("openconfig-if-ethernet", "OpenConfig working group", "2.18.0"),
@@ -53,7 +53,7 @@ var ocModels = []*gpb.ModelData{
 	model("openconfig-system", "OpenConfig working group", "2.3.0"),
 }
 
-// aristaModels are EOS-4.36.1F's (testdata/yang/arista): Arista ships its
+// aristaModels are EOS-4.36.1F's (models/arista): Arista ships its
 // own, older openconfig-qos.
 var aristaModels = []*gpb.ModelData{
 	model("openconfig-interfaces", "OpenConfig working group", "3.8.1"),

@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// yangDir holds the vendors' YANG pinned per profile (testdata/yang of
-// the gnmi provider, with sources and licences in its README).
+// yangDir holds the vendors' YANG pinned per profile (models/, with
+// sources and licences in its README).
 func yangDir(t *testing.T) string {
-	d := filepath.Join("..", "testdata", "yang")
-	testenv.File(t, d, "the gnmi provider's testdata/yang")
+	d := "models"
+	testenv.File(t, d, "the simulator's models directory")
 	return d
 }
 
