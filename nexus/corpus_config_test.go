@@ -28,6 +28,40 @@ func corpusConfigs(t *testing.T) map[string]string {
 	return out
 }
 
+// busyCoS names the corpus configs whose own type qos classes match the
+// CoS the test intents use (4): the class that overlaps, and a CoS the
+// configuration leaves free.
+var busyCoS = map[string]struct {
+	class string
+	cos   int
+}{
+	"mierdin-n5k-sample-qos-configuration.cfg": {"class-gold", 6},
+}
+
+// fullConfigs are corpus configs on which no lossless class fits, and the
+// refusal roce must give: the switch's own classes use every user
+// qos-group (a Nexus 5000 has six system classes: class-default,
+// class-fcoe and four user groups, docs/nxos.md#qos).
+var fullConfigs = map[string]string{
+	"mierdin-n5k-sample-qos-configuration.cfg": "no free qos-group on nexus5000 (user groups [2 3 4 5], in use [0 1 2 3 4 5])",
+}
+
+// withPriority returns in with every class's priority (and CoS match)
+// moved to cos, the classes copied.
+func withPriority(in Intent, cos int) Intent {
+	out := in
+	out.Classes = nil
+	for _, c := range in.Classes {
+		cp := *c
+		cp.Priority = cos
+		if len(cp.Match.CoS) > 0 {
+			cp.Match.CoS = []int{cos}
+		}
+		out.Classes = append(out.Classes, &cp)
+	}
+	return out
+}
+
 // Every corpus config parses; a plan against it changes only roce's
 // objects (its prefix, system qos, the managed ports), foreign objects stay
 // byte-identical after the plan is applied, and a second plan is empty.
@@ -51,6 +85,22 @@ func TestCorpusConfigsPlanTwice(t *testing.T) {
 				}
 				in := intentFor(t, "nexus5000", mode, "")
 				des, err := Render(in, cur)
+				if free, busy := busyCoS[name]; busy {
+					// The switch's own classes already take the test's
+					// CoS: roce must refuse (naming the class), and
+					// plan with a CoS the configuration leaves free.
+					if err == nil || !strings.Contains(err.Error(), "overlaps class "+free.class) {
+						t.Fatalf("render on a config whose class %s has CoS %d: %v, want the overlap refused", free.class, in.Classes[0].Priority, err)
+					}
+					in = withPriority(in, free.cos)
+					des, err = Render(in, cur)
+				}
+				if want, full := fullConfigs[name]; full {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Fatalf("render on a config with no room for a class: %v, want %q", err, want)
+					}
+					return
+				}
 				if err != nil {
 					t.Fatalf("render: %v", err)
 				}
@@ -100,6 +150,10 @@ func TestCorpusConfigsCheck5000(t *testing.T) {
 		"batfish-nxos_class_map.cfg":            {36, 37, 47, 49, 51}, // cos on a network-qos class-map, match protocol, qos-group 0/6/7
 		"batfish-nxos_interface_properties.cfg": {54},                 // type qos output
 		"batfish-nxos_policy_map.cfg":           {26, 28, 47},         // no pause, no congestion-control random-detect, queuing class c-in-q1 (a 7000/9000 system class)
+		// Fragments quoted from a blog: what they reference is defined
+		// elsewhere in the switch's configuration, not in the excerpt.
+		"mierdin-n5k-system-qos-jumbo.cfg": {2},       // policy-map jumbo of type network-qos does not exist
+		"mierdin-n5k-network-qos.cfg":      {2, 3, 4}, // class-map class-platinum of type network-qos does not exist (and so neither do its actions)
 	}
 	for name, text := range cfgs {
 		c, err := Check(text, p, nil)

@@ -390,3 +390,108 @@ func TestShowQueuingRobust(t *testing.T) {
 		}
 	}
 }
+
+// Real `show interface priority-flow-control` tables: a Nexus 5000 with
+// trailing blanks after the columns, and UCS fabric interconnects (NX-OS
+// of the 5000 family) listing Vethernet, IOM/FEX (x/1/z) and breakout
+// (Br-Ethernet) ports in the same table, indented as quoted.
+func TestCorpusShowPFC(t *testing.T) {
+	tests := []struct {
+		file string
+		want []PFCStatus
+	}{
+		{"mierdin-pfc-n5k.txt", []PFCStatus{
+			{Interface: "Ethernet1/47", Mode: "Auto", RxPPP: 7316, TxPPP: 762946},
+			{Interface: "Ethernet1/48", Mode: "Auto", RxPPP: 7428, TxPPP: 761362},
+			{Interface: "Ethernet4/15", Mode: "Auto"},
+			{Interface: "Ethernet4/16", Mode: "Auto"},
+		}},
+		{"ucs-fi-pfc-iom-veth.txt", []PFCStatus{
+			{Interface: "Ethernet1/1", Mode: "Auto"},
+			{Interface: "Ethernet1/2", Mode: "Auto", RxPPP: 2},
+			{Interface: "Ethernet1/3", Mode: "Auto", RxPPP: 2},
+			{Interface: "Vethernet9547", Mode: "Auto"},
+			{Interface: "Ethernet1/1/1", Mode: "Auto", Oper: true, VLBitmap: 0x08},
+			{Interface: "Ethernet1/1/2", Mode: "Auto"},
+		}},
+		{"ucs-fi-pfc-breakout.txt", []PFCStatus{
+			{Interface: "Ethernet1/1", Mode: "Auto"},
+			{Interface: "Vethernet9547", Mode: "Auto"},
+			{Interface: "Ethernet1/1/2", Mode: "Auto"},
+			{Interface: "Ethernet7/1/33", Mode: "Auto"},
+			{Interface: "Br-Ethernet1/17/1", Mode: "Auto", RxPPP: 373112640, TxPPP: 5422273},
+		}},
+	}
+	for _, tt := range tests {
+		for variant, text := range noisy(corpusShow(t, tt.file)) {
+			t.Run(tt.file+"/"+variant, func(t *testing.T) {
+				got, err := ParseShowPFC(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+					t.Fatalf("got  %+v\nwant %+v", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// Real `show queuing interface` pastes from Nexus 5000/5596 switches: one
+// with its "… queuing information:" line, one cut before it (the
+// interface comes from the echoed command), both with an "(some output
+// omitted)" line instead of the TX section.
+func TestCorpusShowQueuing(t *testing.T) {
+	tests := []struct {
+		file, iface string
+		want        QueuingGroup
+	}{
+		{"mierdin-queuing-n5k-eth1-47.txt", "Ethernet1/47", QueuingGroup{QoSGroup: 1, Direction: "RX", DropType: "no-drop", MTU: 2158,
+			RxPause: "Inactive", TxPause: "Active", Discards: 160104, QSize: 79360}},
+		{"mierdin-queuing-n5596-eth1-35.txt", "Ethernet1/35", QueuingGroup{QoSGroup: 4, Direction: "RX", DropType: "drop", MTU: 1500,
+			RxPause: "Inactive", TxPause: "Inactive", QSize: 22720}},
+	}
+	for _, tt := range tests {
+		for variant, text := range noisy(corpusShow(t, tt.file)) {
+			t.Run(tt.file+"/"+variant, func(t *testing.T) {
+				got, err := ParseShowQueuing(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 1 || got[0].Interface != tt.iface || len(got[0].Groups) != 1 || got[0].Groups[0] != tt.want {
+					t.Fatalf("got %+v\nwant %s with %+v", got, tt.iface, tt.want)
+				}
+			})
+		}
+	}
+	// A pause status wrapped after "Tx" (a narrow page or terminal) keeps
+	// both states.
+	wrapped := "Ethernet1/1 queuing information:\nRX Queuing\nqos-group 1\nq-size: 76800, HW MTU: 2240 (2158 configured)\n" +
+		"drop-type: no-drop, xon: 128, xoff: 240\nPer-priority-pause status : Rx (Inactive), Tx\n(Active)\n"
+	got, err := ParseShowQueuing(wrapped)
+	if err != nil || len(got) != 1 || len(got[0].Groups) != 1 || got[0].Groups[0].RxPause != "Inactive" || got[0].Groups[0].TxPause != "Active" {
+		t.Fatalf("wrapped pause line: %+v %v", got, err)
+	}
+}
+
+// A Nexus 7000 F1-series port as quoted in a Cisco TechNote: the document
+// cut the middle of the output (lines of a single ".") and its web page
+// keeps no indentation; the RX/TX counters still read.
+func TestCorpusShowInterface7000TechNote(t *testing.T) {
+	for variant, text := range noisy(corpusShow(t, "cisco-doc-118903-n7k-f1-interface.txt")) {
+		t.Run(variant, func(t *testing.T) {
+			got, err := ParseShowInterface(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 {
+				t.Fatalf("%d interfaces: %+v", len(got), got)
+			}
+			g := got[0]
+			if g.Name != "Ethernet1/8" || !g.Up || g.MAC != "503d.e5df.a785" || g.InPackets != 15542893003 || g.OutPackets != 7662272650 ||
+				g.InDiscards != 4029156 || g.OutDiscards != 0 || g.RxPause != 0 || g.TxPause != 0 || g.Hardware != "1000/10000 Ethernet" {
+				t.Fatalf("got %+v", g)
+			}
+		})
+	}
+}

@@ -32,24 +32,26 @@ type InterfaceStatus struct {
 
 var (
 	reIfHead    = regexp.MustCompile(`^(\S+) is (up|down|administratively down)(?:\s*\(([^)]*)\))?(?:,.*)?\s*$`)
-	reIfHW      = regexp.MustCompile(`^\s+Hardware(?::|\s+is)\s+([^,]+?)(?:,\s+address(?::|\s+is)\s+(\S+))?(?:\s+\(bia\s+\S+\))?\s*$`)
-	reIfDescr   = regexp.MustCompile(`^\s+(?:Port )?[Dd]escription(?::| is)\s*(.*?)\s*$`)
-	reIfMTU     = regexp.MustCompile(`^\s+MTU\s+(\d+)\s+bytes`)
-	reIfMode    = regexp.MustCompile(`^\s+Port mode is (\S+)`)
-	reIfDuplex  = regexp.MustCompile(`^\s+(\S+-duplex),\s+([^,]+?)(?:,\s+media type is .*)?\s*$`)
-	reIfInPkts  = regexp.MustCompile(`^\s+(\d+)\s+input packets`)
-	reIfOutPkts = regexp.MustCompile(`^\s+(\d+)\s+output packets`)
-	reIfCRC     = regexp.MustCompile(`^\s+\d+\s+runts\s+\d+\s+giants\s+(\d+)\s+CRC`)
+	reIfHW      = regexp.MustCompile(`^\s*Hardware(?::|\s+is)\s+([^,]+?)(?:,\s+address(?::|\s+is)\s+(\S+))?(?:\s+\(bia\s+\S+\))?\s*$`)
+	reIfDescr   = regexp.MustCompile(`^\s*(?:Port )?[Dd]escription(?::| is)\s*(.*?)\s*$`)
+	reIfMTU     = regexp.MustCompile(`^\s*MTU\s+(\d+)\s+bytes`)
+	reIfMode    = regexp.MustCompile(`^\s*Port mode is (\S+)`)
+	reIfDuplex  = regexp.MustCompile(`^\s*(\S+-duplex),\s+([^,]+?)(?:,\s+media type is .*)?\s*$`)
+	reIfInPkts  = regexp.MustCompile(`^\s*(\d+)\s+input packets`)
+	reIfOutPkts = regexp.MustCompile(`^\s*(\d+)\s+output packets`)
+	reIfCRC     = regexp.MustCompile(`^\s*\d+\s+runts\s+\d+\s+giants\s+(\d+)\s+CRC`)
 	reIfInDisc  = regexp.MustCompile(`(\d+)\s+input discard`)
 	reIfOutDisc = regexp.MustCompile(`(\d+)\s+output discard`)
-	reIfRxPause = regexp.MustCompile(`^\s+(\d+)\s+Rx pause`)
-	reIfTxPause = regexp.MustCompile(`^\s+(\d+)\s+Tx pause`)
+	reIfRxPause = regexp.MustCompile(`^\s*(\d+)\s+Rx pause`)
+	reIfTxPause = regexp.MustCompile(`^\s*(\d+)\s+Tx pause`)
 )
 
 // ParseShowInterface reads `show interface [LIST]` output of a Nexus
 // 5000/7000: one block per interface, starting "NAME is up|down". Lines it
 // does not know (rates, load intervals, a banner or warning interleaved)
-// are skipped; a block with no header is an error.
+// are skipped; a block with no header is an error. Body lines are read
+// with any indentation, none included: a document quoting the output may
+// have lost it (nexus/testdata/corpus/README.md).
 func ParseShowInterface(text string) ([]InterfaceStatus, error) {
 	var out []InterfaceStatus
 	var cur *InterfaceStatus

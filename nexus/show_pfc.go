@@ -35,7 +35,7 @@ func ParseShowPFC(text string) ([]PFCStatus, error) {
 			continue
 		}
 		f := strings.Fields(t)
-		if _, ok := CanonicalInterface(f[0]); !ok || len(f) < 2 {
+		if !pfcPortName(f[0]) || len(f) < 2 {
 			if header && len(f) >= 5 && isPFCMode(f[1]) {
 				return nil, fmt.Errorf("show interface priority-flow-control: line %d: %q is not an interface", i+1, f[0])
 			}
@@ -58,9 +58,6 @@ func ParseShowPFC(text string) ([]PFCStatus, error) {
 		}
 		if len(f) != 5 {
 			return nil, fmt.Errorf("show interface priority-flow-control: line %d: %q: want port, mode, oper, [(bitmap)], RxPPP, TxPPP", i+1, t)
-		}
-		if _, ok := CanonicalInterface(f[0]); !ok {
-			return nil, fmt.Errorf("show interface priority-flow-control: line %d: %q is not an interface", i+1, f[0])
 		}
 		s := PFCStatus{Interface: f[0], Mode: f[1]}
 		switch strings.ToLower(f[2]) {
@@ -93,6 +90,33 @@ func ParseShowPFC(text string) ([]PFCStatus, error) {
 		return nil, fmt.Errorf("show interface priority-flow-control: no 'Port Mode Oper(VL bmap) RxPPP TxPPP' header and no port rows")
 	}
 	return out, nil
+}
+
+// pfcPortName reports a first column the table prints for a port: the
+// Ethernet and port-channel names roce manages, and the other names NX-OS
+// lists in the same table — Vethernet9547, a FEX or IOM port
+// Ethernet1/1/2, a breakout port Br-Ethernet1/17/1 on a UCS fabric
+// interconnect (testdata/corpus/README.md). Such rows are read with their
+// name as printed.
+func pfcPortName(s string) bool {
+	if _, ok := CanonicalInterface(s); ok {
+		return true
+	}
+	i := strings.IndexFunc(s, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i <= 0 || !strings.Contains(s[i:], "/") && !strings.HasPrefix(strings.ToLower(s), "veth") {
+		return false
+	}
+	for _, r := range s[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
+			return false
+		}
+	}
+	for _, r := range s[i:] {
+		if !(r >= '0' && r <= '9' || r == '/' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // isPFCMode reports the Mode column values: Auto, On, Off.

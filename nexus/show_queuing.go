@@ -35,15 +35,26 @@ var (
 	reQGroup   = regexp.MustCompile(`^qos-group\s+(\d+)$`)
 	rePause    = regexp.MustCompile(`^Per-priority-pause status\s*:\s*Rx \((\w+)\),\s*Tx \((\w+)\)`)
 	reDiscard  = regexp.MustCompile(`^Pkts discarded on ingress\s*:\s*(\d+)`)
+	// A pause status wrapped after "Tx" (a terminal or page narrower than
+	// the line): the Tx state is on the next line, "(Inactive)".
+	rePauseCut  = regexp.MustCompile(`^Per-priority-pause status\s*:\s*Rx \((\w+)\),\s*Tx$`)
+	rePauseRest = regexp.MustCompile(`^\((\w+)\)$`)
+	// The echoed command names the interface when the output was cut
+	// before its "<interface> queuing information:" line.
+	reQEcho = regexp.MustCompile(`(?i)\bsh(?:o(?:w)?)?\s+queu\w*\s+int\w*\s+(\S+(?:\s+\d+/\d+(?:/\d+)?)?)\s*$`)
 )
 
 // ParseShowQueuing reads `show queuing interface` (Nexus 5000 format,
-// docs/nxos.md).
+// docs/nxos.md). Output cut before the "<interface> queuing information:"
+// line (a paste that starts at "RX Queuing") still reads: the interface is
+// then the one the echoed command names, or "" when there is no echo.
 func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 	var out []QueuingInterface
 	var cur *QueuingInterface
 	var grp *QueuingGroup
 	section := ""
+	echoed := ""   // interface named by an echoed `show queuing interface X`
+	pauseCut := "" // Rx state of a pause line wrapped after "Tx"
 	fail := func(n int, what string) error {
 		return fmt.Errorf("show queuing interface: line %d: %s", n, what)
 	}
@@ -60,6 +71,17 @@ func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 			out = append(out, QueuingInterface{Interface: m[1]})
 			cur, grp, section = &out[len(out)-1], nil, ""
 			continue
+		}
+		if m := reQEcho.FindStringSubmatch(t); m != nil {
+			if c, ok := CanonicalInterface(m[1]); ok {
+				echoed = c
+			}
+			continue
+		}
+		if cur == nil && (t == "TX Queuing" || t == "RX Queuing") {
+			// no "… queuing information:" line: the output was cut
+			out = append(out, QueuingInterface{Interface: echoed})
+			cur = &out[len(out)-1]
 		}
 		if cur == nil {
 			continue // command echo or banner before the first interface
@@ -103,8 +125,18 @@ func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 		if grp == nil {
 			continue
 		}
+		if pauseCut != "" {
+			if m := rePauseRest.FindStringSubmatch(t); m != nil {
+				grp.RxPause, grp.TxPause = pauseCut, m[1]
+				pauseCut = ""
+				continue
+			}
+			pauseCut = ""
+		}
 		var err error
 		switch {
+		case rePauseCut.MatchString(t):
+			pauseCut = rePauseCut.FindStringSubmatch(t)[1]
 		case reQSize.MatchString(t):
 			m := reQSize.FindStringSubmatch(t)
 			if grp.QSize, err = strconv.Atoi(m[1]); err != nil {
