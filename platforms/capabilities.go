@@ -9,6 +9,7 @@ package platforms
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 )
 
@@ -90,6 +91,58 @@ type Capabilities struct {
 	// profiles, whose renderers write no scheduler weights. Validation
 	// warns at the attribute with this reason.
 	BandwidthNotRendered string
+
+	// ClassObjects are the device objects named after a class (Prefix +
+	// class name + Suffix) whose name the device's model limits in length
+	// or pattern; a class the switch carries must fit each one it writes.
+	// Every other value a gNMI profile writes (DSCP 0-63, 802.1p, priority,
+	// traffic class and queue 0-7, percentages 0-100, ECN thresholds up to
+	// the policy's 1 GiB) is inside the models' ranges by the policy
+	// language's own bounds; providers/gnmi's limits test renders each
+	// profile at those bounds and validates the payload with yanglint.
+	ClassObjects []ClassObject
+	// CodePointMaps: the platform classifies through maps keyed by the DSCP
+	// or 802.1p value, one traffic class per value (a list key in the
+	// model), so two classes with different priorities cannot claim the
+	// same value on one switch.
+	CodePointMaps bool
+	// CannotExpress (with PFC = false) are the parts of a lossless class
+	// the platform has no model for, and CanExpress what it can write
+	// instead: validation refuses a lossless class naming both.
+	CannotExpress []string
+	CanExpress    string
+}
+
+// ClassObject is a device object named after a lossless class.
+type ClassObject struct {
+	Object  string // what it is, for messages: "SONiC WRED_PROFILE"
+	Prefix  string // roce's ownership prefix, "ROCE-"
+	Suffix  string // after the class name, or ""
+	MaxLen  int    // longest whole name the model takes (0: no limit)
+	Pattern string // the model's pattern for the whole name (implicitly anchored, as YANG's)
+	Like    string // the pattern in words
+	// OnlyWithECN: the object exists only for a class with ECN.
+	OnlyWithECN bool
+}
+
+// CheckClassObjects refuses a class name that makes an object name the
+// platform's model does not take, for the objects a class with (or
+// without) ECN writes.
+func (c Capabilities) CheckClassObjects(class string, ecn bool) error {
+	for _, o := range c.ClassObjects {
+		if o.OnlyWithECN && !ecn {
+			continue
+		}
+		full := o.Prefix + class + o.Suffix
+		if o.MaxLen > 0 && len(full) > o.MaxLen {
+			return fmt.Errorf("class name %q makes the %s name %q of %d characters, and %s takes at most %d (class names of up to %d characters)",
+				class, o.Object, full, len(full), c.Kind, o.MaxLen, o.MaxLen-len(o.Prefix)-len(o.Suffix))
+		}
+		if o.Pattern != "" && !regexp.MustCompile(`^(?:`+o.Pattern+`)$`).MatchString(full) {
+			return fmt.Errorf("class name %q makes the %s name %q, and %s takes only %s", class, o.Object, full, c.Kind, o.Like)
+		}
+	}
+	return nil
 }
 
 // CheckWatchdog refuses PFC watchdog timers and actions outside the
@@ -277,11 +330,22 @@ func Default() Table {
 			MatchCoS:         false,
 			MatchDSCP:        true,
 			MaxNoDropClasses: 0,
-			MinMTU:           1500,
-			MaxMTU:           9216,
-			PFC:              false, // upstream OpenConfig has no PFC leaves (docs/gnmi-profiles.md#what-each-profile-can-express)
-			Transaction:      "gnmi-set",
-			ECN:              true,
+			// openconfig-interfaces.yang interface/config/mtu is a bare
+			// uint16: 1500-9216 is roce's conservative range.
+			MinMTU:      1500,
+			MaxMTU:      9216,
+			PFC:         false, // upstream OpenConfig has no PFC leaves (docs/gnmi-profiles.md#what-each-profile-can-express)
+			Transaction: "gnmi-set",
+			ECN:         true,
+			// openconfig-qos 2.2.0 has no leaves for these (its
+			// queue-management-profile and scheduler are not PFC).
+			CannotExpress: []string{
+				"PFC no-drop on the class's priority (per-priority pause generation)",
+				"the reaction to received PFC pause frames",
+				"the PFC watchdog",
+				"a CoS (802.1p) or Ethertype match bound to an interface",
+			},
+			CanExpress: "a DSCP or UDP-port classifier, forwarding group, queue, scheduler, ECN (WRED) profile and the MTU",
 		},
 		"gnmi/arista": {
 			Kind: "gnmi/arista",
@@ -292,29 +356,60 @@ func Default() Table {
 			MatchDSCP:        true,
 			MatchEthertype:   false,
 			MaxNoDropClasses: 2,
-			MinMTU:           1500,
-			MaxMTU:           9214,
-			PFC:              true,
-			Transaction:      "gnmi-set",
-			ECN:              true,
-			PFCWatchdog:      true,
-			// arista-qos-augments: decimal64 seconds, 2 fraction digits.
+			// Arista's openconfig-interfaces.yang mtu is a bare uint16;
+			// 9214 is EOS's largest port MTU (UNCONFIRMED: no public
+			// source found, kept from the profile's first release).
+			MinMTU:      1500,
+			MaxMTU:      9214,
+			PFC:         true,
+			Transaction: "gnmi-set",
+			ECN:         true,
+			PFCWatchdog: true,
+			// arista-qos-augments.yang pfc/watchdog/config default-timeout
+			// and default-recovery-time: decimal64, fraction-digits 2
+			// (seconds), no range; action: enum watchdog-action, of which
+			// roce writes DROP (drop) and IGNORE_PFC (forward).
 			WatchdogStepMS:  10,
 			WatchdogActions: []string{"drop", "forward"},
+			// queue/ecn/config min-threshold and max-threshold: uint32
+			// 0..4294967294 KILOBYTES; max-drop-rate and config/bandwidth:
+			// oc-types:percentage 0..100. All wider than the policy's own
+			// bounds. Queue and forwarding-group names are plain strings.
 		},
 		"gnmi/sonic": {
 			Kind:             "gnmi/sonic",
 			MatchCoS:         true,
 			MatchDSCP:        true,
 			MaxNoDropClasses: 2,
-			MinMTU:           1500,
-			MaxMTU:           9216,
-			PFC:              true,
-			Transaction:      "gnmi-set",
-			ECN:              true,
-			PFCWatchdog:      true,
+			// sonic-port.yang PORT_LIST/mtu: uint16 range 68..9216. The
+			// floor stays 1500: a lossless class below the Ethernet MTU
+			// is refused as a policy choice, not a device limit.
+			MinMTU: 1500,
+			MaxMTU: 9216,
+			// sonic-dscp-tc-map.yang DSCP_TO_TC_MAP_LIST/DSCP_TO_TC_MAP key
+			// dscp, sonic-dot1p-tc-map.yang DOT1P_TO_TC_MAP key dot1p: one
+			// traffic class per value.
+			CodePointMaps: true,
+			// sonic-wred-profile.yang WRED_PROFILE_LIST/name: pattern
+			// '[a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31})', length 1..32. The
+			// profile writes WRED_PROFILE|ROCE-<class> for a class with
+			// ECN. (The maps, ROCE-DSCP, ROCE-DOT1P and ROCE-TC, have the
+			// same pattern and fit it: a profiles test checks.)
+			// green_min/max_threshold are uint64 bytes and
+			// green_drop_probability 0..100, wider than the policy's bounds.
+			ClassObjects: []ClassObject{{
+				Object: "SONiC WRED_PROFILE", Prefix: "ROCE-", MaxLen: 32,
+				Pattern:     "[a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31})",
+				Like:        "letters, digits, '-' and '_' (no '.')",
+				OnlyWithECN: true,
+			}},
+			PFC:         true,
+			Transaction: "gnmi-set",
+			ECN:         true,
+			PFCWatchdog: true,
 			// sonic-pfcwd.yang PFC_WD_LIST: detection_time range 100..5000,
-			// restoration_time 100..60000.
+			// restoration_time 100..60000, action enum drop/forward/alert
+			// (the policy has no alert).
 			WatchdogDetectionMS:   [2]int{100, 5000},
 			WatchdogRestorationMS: [2]int{100, 60000},
 			WatchdogActions:       []string{"drop", "forward"},
@@ -326,10 +421,23 @@ func Default() Table {
 			MatchCoS:         true, // pfc-queue dot1p
 			MatchDSCP:        true, // dscp-policy classifier -> forwarding class
 			MaxNoDropClasses: 2,
-			MinMTU:           1500,
-			MaxMTU:           9412,
-			PFC:              true,
-			Transaction:      "gnmi-set-commit-confirmed",
+			// srl_nokia-interfaces.yang interface/mtu: uint16 range
+			// 1450..9500; its description: "The 7220 IXR-D1 ... H4 systems
+			// support a maximum port MTU of 9412 bytes and minimum of 1500
+			// bytes" (the XGS platforms the profile targets).
+			MinMTU: 1500,
+			MaxMTU: 9412,
+			PFC:    true,
+			// srl_nokia-qos.yang classifiers/dscp-policy/dscp key value
+			// (one forwarding class per DSCP); pfc-mapping-profile
+			// received-traffic/unicast-mapping/pfc-queue dot1p: a dot1p
+			// value in two pfc-queues is ambiguous (UNCONFIRMED whether
+			// the device refuses it; refused here).
+			CodePointMaps: true,
+			// The class name is in no SR Linux object name: the profile
+			// writes ROCE-PFC, ROCE-DSCP, pfc<prio>, fc<prio> and
+			// unicast-<prio> (srl_nokia-comm:name, 1..255).
+			Transaction: "gnmi-set-commit-confirmed",
 			// WRED slopes are keyed by traffic type and drop probability
 			// (docs/gnmi-profiles.md#what-each-profile-can-express); the profile does not render them yet.
 			ECN: false,

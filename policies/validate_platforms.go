@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,12 +28,13 @@ func (l *loader) validatePlatforms(f *Fabric) {
 			continue
 		}
 		if !caps.PFC {
-			g.add("nopfc-"+caps.Kind, hcl.DiagError, l.at(sw, "profile", l.at(sw, "platform", sw.DeclRange)), "Platform cannot pause per priority", sw.Name, func(names string) string {
-				return fmt.Sprintf("switch %s: %s has no PFC (the upstream OpenConfig model has no PFC leaves), so it cannot carry a lossless class. Use profile = \"arista\", \"sonic\" or \"srlinux\", whose vendor models add PFC.", names, caps.Kind)
-			})
+			l.refuseNoPFC(g, sw, caps, classes)
 			continue
 		}
 		l.checkSwitchClasses(g, sw, caps, classes)
+		if caps.CodePointMaps {
+			l.checkCodePoints(g, sw, caps, classes)
+		}
 	}
 	l.diags = append(l.diags, g.diagnostics()...)
 }
@@ -71,6 +73,11 @@ func (l *loader) checkSwitchClasses(g *groupedDiags, sw *Switch, caps platforms.
 		if c.MTU != 0 && (c.MTU < caps.MinMTU || c.MTU > caps.MaxMTU) {
 			g.add("mtu-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, "mtu", c.DeclRange), "MTU out of platform range", sw.Name, func(names string) string {
 				return fmt.Sprintf("lossless %q: mtu = %d, but %s takes %d-%d (switch %s). Pick an MTU in that range.", c.Name, c.MTU, caps.Kind, caps.MinMTU, caps.MaxMTU, names)
+			})
+		}
+		if err := caps.CheckClassObjects(c.Name, c.ECN != nil && caps.ECN); err != nil {
+			g.add("objname-"+c.Name+"-"+caps.Kind, hcl.DiagError, c.DeclRange, "Class name too long or invalid for the platform", sw.Name, func(names string) string {
+				return fmt.Sprintf("lossless %q: %v (switch %s). Rename the class, or carry it only on other switches.", c.Name, err, names)
 			})
 		}
 		if c.ECN != nil && !caps.ECN {
@@ -205,4 +212,75 @@ func capsKey(sw *Switch) string {
 		return sw.Platform + "/" + sw.Profile
 	}
 	return sw.Platform
+}
+
+// refuseNoPFC refuses every lossless class on a platform without PFC
+// (gnmi/openconfig), naming what the class needs that the platform cannot
+// express and what it can, from the capability row.
+func (l *loader) refuseNoPFC(g *groupedDiags, sw *Switch, caps platforms.Capabilities, classes []*Lossless) {
+	at := l.at(sw, "profile", l.at(sw, "platform", sw.DeclRange))
+	for _, c := range classes {
+		c := c
+		needs := []string{fmt.Sprintf("PFC no-drop on priority %d", c.Priority)}
+		switch c.Match.Kind {
+		case MatchCoS:
+			needs = append(needs, "a CoS (802.1p) match")
+		case MatchEthertype:
+			needs = append(needs, "an Ethertype match bound to an interface")
+		case MatchAll:
+			needs = append(needs, "every frame lossless")
+		}
+		if c.PFCWatchdog != nil {
+			needs = append(needs, "a PFC watchdog")
+		}
+		cannot, can := caps.CannotExpress, caps.CanExpress
+		if len(cannot) == 0 {
+			cannot = []string{"PFC"}
+		}
+		g.add("nopfc-"+c.Name+"-"+caps.Kind, hcl.DiagError, at, "Platform cannot pause per priority", sw.Name, func(names string) string {
+			msg := fmt.Sprintf("switch %s: lossless %q needs %s, and %s cannot express %s.", names, c.Name, strings.Join(needs, ", "), caps.Kind, strings.Join(cannot, "; "))
+			if can != "" {
+				msg += fmt.Sprintf(" It can write only %s, and a class without its no-drop pause is not lossless, so it refuses the class rather than render half of it.", can)
+			}
+			return msg + " Use profile = \"arista\", \"sonic\" or \"srlinux\", whose vendor models add PFC."
+		})
+	}
+}
+
+// checkCodePoints refuses two classes (so two priorities: validation
+// gives each class its own) claiming the same DSCP or 802.1p value on a platform that classifies through
+// value-keyed maps (one traffic class per value).
+func (l *loader) checkCodePoints(g *groupedDiags, sw *Switch, caps platforms.Capabilities, classes []*Lossless) {
+	for _, kind := range []string{"dscp", "cos"} {
+		seen := map[int]*Lossless{}
+		for _, c := range classes {
+			c := c
+			var vals []int
+			switch {
+			case kind == "dscp" && (c.Match.Kind == MatchDSCP || c.Match.Kind == MatchUDPPort):
+				vals = c.Match.DSCP
+			case kind == "cos" && c.Match.Kind == MatchCoS:
+				vals = c.Match.CoS
+			}
+			for _, v := range vals {
+				prev, ok := seen[v]
+				if !ok {
+					seen[v] = c
+					continue
+				}
+				v, prev := v, prev
+				g.add("codepoint-"+kind+"-"+c.Name+"-"+caps.Kind, hcl.DiagError, l.at(c, kind, c.DeclRange), "Value claimed by two classes", sw.Name, func(names string) string {
+					return fmt.Sprintf("lossless %q: %s %d is also in lossless %q (%s), with priority %d, not %d; %s maps each %s value to one traffic class (switch %s). Give the value to one class only, or carry the classes on different switches.",
+						c.Name, kind, v, prev.Name, rangeLine(l.at(prev, kind, prev.DeclRange)), prev.Priority, c.Priority, caps.Kind, kind, names)
+				})
+				break
+			}
+		}
+	}
+}
+
+// rangeLine is "file:line" of a range, for pointing at a second place in a
+// message (the diagnostic's own subject carries the first).
+func rangeLine(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d", filepath.Base(r.Filename), r.Start.Line)
 }

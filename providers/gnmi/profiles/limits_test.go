@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,5 +46,90 @@ func TestWatchdogLimitsPerProfile(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s %+v: err = %v, want %q", tc.profile, *tc.wd, err, tc.want)
 		}
+	}
+}
+
+// The renderers apply the capability row's limits too (for callers that
+// skip validation), and the row's class-object rules describe the names the
+// renderers really write.
+func TestRendererAppliesCapabilityLimits(t *testing.T) {
+	dscp := func(name string, prio int, v ...int) *policies.Lossless {
+		return &policies.Lossless{Name: name, Match: policies.Match{Kind: policies.MatchDSCP, DSCP: v}, Priority: prio}
+	}
+	cos := func(name string, prio int, v ...int) *policies.Lossless {
+		return &policies.Lossless{Name: name, Match: policies.Match{Kind: policies.MatchCoS, CoS: v}, Priority: prio}
+	}
+	withECN := func(c *policies.Lossless) *policies.Lossless {
+		c.ECN = &policies.ECN{MinThresholdKB: 100, MaxThresholdKB: 400, Probability: 100}
+		return c
+	}
+	withMTU := func(c *policies.Lossless, m int) *policies.Lossless { c.MTU = m; return c }
+	long := func(n int) string { return "r" + strings.Repeat("x", n-1) }
+	cases := []struct {
+		profile, iface string
+		classes        []*policies.Lossless
+		want           string // "" = rendered
+	}{
+		{"sonic", "Ethernet0", []*policies.Lossless{withECN(dscp(long(27), 3, 26))}, ""},
+		{"sonic", "Ethernet0", []*policies.Lossless{withECN(dscp(long(28), 3, 26))}, "at most 32"},
+		{"sonic", "Ethernet0", []*policies.Lossless{withECN(dscp("a.b", 3, 26))}, "no '.'"},
+		{"sonic", "Ethernet0", []*policies.Lossless{dscp("a.b", 3, 26)}, ""},
+		{"sonic", "Ethernet0", []*policies.Lossless{dscp("a", 3, 26), dscp("b", 4, 24, 26)}, "DSCP 26 is claimed by classes a (priority 3) and b (priority 4)"},
+		{"sonic", "Ethernet0", []*policies.Lossless{cos("a", 3, 3, 4), cos("b", 4, 4)}, "802.1p 4 is claimed"},
+		{"srlinux", "ethernet-1/1", []*policies.Lossless{dscp("a", 3, 26), dscp("b", 4, 26)}, "DSCP 26 is claimed"},
+		{"srlinux", "ethernet-1/1", []*policies.Lossless{withMTU(dscp("a", 3, 26), 9412)}, ""},
+		{"srlinux", "ethernet-1/1", []*policies.Lossless{withMTU(dscp("a", 3, 26), 9413)}, "MTU 9413 outside the platform range 1500-9412"},
+		{"arista", "Ethernet1", []*policies.Lossless{withMTU(dscp("a", 3, 26), 9215)}, "1500-9214"},
+		{"arista", "Ethernet1", []*policies.Lossless{dscp("a", 3, 26), dscp("b", 4, 26)}, ""},
+	}
+	for _, tc := range cases {
+		p, err := New(tc.profile, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Render(Input{Switch: "s", Interfaces: []string{tc.iface}, Classes: tc.classes})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s %s: refused within the limits: %v", tc.profile, tc.classes[0].Name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s %s: err = %v, want %q", tc.profile, tc.classes[0].Name, err, tc.want)
+		}
+	}
+	// The row's object names are the ones written: SONiC's WRED profile
+	// is Prefix + class, and the fixed map names fit the same model
+	// pattern (sonic-*-map.yang name: same pattern, length 1..32).
+	caps, err := capsOf("gnmi/sonic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(caps.ClassObjects) != 1 || caps.ClassObjects[0].Prefix != Prefix {
+		t.Fatalf("gnmi/sonic class objects %+v: want one, prefixed %q", caps.ClassObjects, Prefix)
+	}
+	p, _ := New("sonic", Settings{})
+	d, err := p.Render(Input{Switch: "s", Interfaces: []string{"Ethernet0"}, Classes: []*policies.Lossless{withECN(dscp("roce", 3, 26)), cos("c4", 4, 4)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := caps.ClassObjects[0]
+	re := regexp.MustCompile(`^(?:` + o.Pattern + `)$`)
+	seen := 0
+	for _, ob := range d.Objects {
+		for _, table := range []string{"WRED_PROFILE", "DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_QUEUE_MAP"} {
+			pre := SONiCConfigDB + "/" + table + "/"
+			if !strings.HasPrefix(ob.Path, pre) {
+				continue
+			}
+			seen++
+			name := strings.TrimPrefix(ob.Path, pre)
+			if len(name) > o.MaxLen || !re.MatchString(name) {
+				t.Errorf("%s name %q does not fit the model's pattern %s, length 1..%d", table, name, o.Pattern, o.MaxLen)
+			}
+			if table == "WRED_PROFILE" && name != o.Prefix+"roce"+o.Suffix {
+				t.Errorf("WRED profile %q is not the row's %s<class>%s", name, o.Prefix, o.Suffix)
+			}
+		}
+	}
+	if seen != 4 {
+		t.Errorf("found %d named SONiC objects, want 4 (WRED profile and three maps)", seen)
 	}
 }

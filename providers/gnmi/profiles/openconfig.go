@@ -85,31 +85,25 @@ func (p *ocProfile) Collections(ifaces []string) []Collection {
 }
 
 func (p *ocProfile) Render(in Input) (*Desired, error) {
-	max := 9216
-	if p.arista {
-		max = 9214
-	}
-	if err := checkCommon(p.kind(), in, 1500, max); err != nil {
+	if err := checkCommon(p.kind(), in); err != nil {
 		return nil, err
 	}
 	if !p.arista && len(in.Classes) > 0 {
 		c := in.Classes[0]
+		caps, _ := capsOf(p.kind())
 		return nil, fmt.Errorf("gnmi/openconfig: switch %s: class %s is lossless, and upstream OpenConfig has no PFC model: it cannot express %s. "+
-			"It can express only the classifier, forwarding group, queue, scheduler, ECN and MTU, and a class without its no-drop pause is not lossless, so nothing is rendered. "+
-			"Use profile arista, sonic or srlinux for this switch (their vendor models add PFC)", in.Switch, c.Name, strings.Join(OpenConfigCannotExpress(), ", "))
+			"It can express only %s, and a class without its no-drop pause is not lossless, so nothing is rendered. "+
+			"Use profile arista, sonic or srlinux for this switch (their vendor models add PFC)", in.Switch, c.Name, strings.Join(caps.CannotExpress, ", "), caps.CanExpress)
 	}
 	return p.render(in)
 }
 
 // OpenConfigCannotExpress lists the parts of a lossless class that upstream
-// OpenConfig (openconfig-qos 2.2.0) has no leaves for.
+// OpenConfig (openconfig-qos 2.2.0) has no leaves for. The gnmi/openconfig
+// row of the capability table holds the list, which validation names too.
 func OpenConfigCannotExpress() []string {
-	return []string{
-		"PFC no-drop on the class's priority (per-priority pause generation)",
-		"the reaction to received PFC pause frames",
-		"the PFC watchdog",
-		"a CoS (802.1p) or Ethertype match bound to an interface",
-	}
+	caps, _ := capsOf("gnmi/" + policies.ProfileOpenConfig)
+	return append([]string(nil), caps.CannotExpress...)
 }
 
 // render builds the objects; Render has refused what the profile cannot

@@ -271,8 +271,26 @@ func classMTU(cs []*policies.Lossless) int {
 // CONFIG_DB table key, where '/', '|' and brackets would change the path.
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
-// checkCommon refuses inputs every profile refuses.
-func checkCommon(kind string, in Input, minMTU, maxMTU int) error {
+// capsOf is the profile's row of the capability table: the device limits
+// validation applies, which the renderers apply again.
+func capsOf(kind string) (platforms.Capabilities, error) {
+	caps, ok := platforms.Default()[kind]
+	if !ok {
+		return platforms.Capabilities{}, fmt.Errorf("no capabilities for %s", kind)
+	}
+	return caps, nil
+}
+
+// checkCommon refuses inputs every profile refuses, and values outside the
+// limits of the profile's capability row (MTU, names of objects named
+// after a class, a DSCP or 802.1p value claimed by two classes where
+// classification is a value-keyed map).
+func checkCommon(kind string, in Input) error {
+	caps, err := capsOf(kind)
+	if err != nil {
+		return err
+	}
+	minMTU, maxMTU := caps.MinMTU, caps.MaxMTU
 	if len(in.Classes) > 0 && len(in.Interfaces) == 0 {
 		return fmt.Errorf("%s: switch %s carries lossless classes but lists no interfaces", kind, in.Switch)
 	}
@@ -291,6 +309,9 @@ func checkCommon(kind string, in Input, minMTU, maxMTU int) error {
 		if c.Priority < 0 || c.Priority > 7 {
 			return fmt.Errorf("%s: class %s: priority %d outside 0-7", kind, c.Name, c.Priority)
 		}
+		if err := caps.CheckClassObjects(c.Name, c.ECN != nil && caps.ECN); err != nil {
+			return fmt.Errorf("%s: class %s: %w", kind, c.Name, err)
+		}
 		if c.MTU != 0 && (c.MTU < minMTU || c.MTU > maxMTU) {
 			return fmt.Errorf("%s: class %s: MTU %d outside the platform range %d-%d", kind, c.Name, c.MTU, minMTU, maxMTU)
 		}
@@ -299,6 +320,30 @@ func checkCommon(kind string, in Input, minMTU, maxMTU int) error {
 		}
 		if e := c.ECN; e != nil && (e.MinThresholdKB < 0 || e.MaxThresholdKB < e.MinThresholdKB || e.Probability < 0 || e.Probability > 100) {
 			return fmt.Errorf("%s: class %s: ECN thresholds %d-%d KB, probability %d%%: want 0 <= min <= max and 0-100%%", kind, c.Name, e.MinThresholdKB, e.MaxThresholdKB, e.Probability)
+		}
+	}
+	if caps.CodePointMaps {
+		return checkCodePoints(kind, in.Classes)
+	}
+	return nil
+}
+
+// checkCodePoints refuses a DSCP or 802.1p value claimed by two classes of
+// different priorities (validation's rule, for callers that skip it).
+func checkCodePoints(kind string, cs []*policies.Lossless) error {
+	dscp, cos := map[int]*policies.Lossless{}, map[int]*policies.Lossless{}
+	for _, c := range cs {
+		m, vals, what := dscp, c.Match.DSCP, "DSCP"
+		if c.Match.Kind == policies.MatchCoS {
+			m, vals, what = cos, c.Match.CoS, "802.1p"
+		} else if c.Match.Kind != policies.MatchDSCP && c.Match.Kind != policies.MatchUDPPort {
+			continue
+		}
+		for _, v := range vals {
+			if prev, ok := m[v]; ok && prev.Priority != c.Priority {
+				return fmt.Errorf("%s: %s %d is claimed by classes %s (priority %d) and %s (priority %d); each value maps to one traffic class", kind, what, v, prev.Name, prev.Priority, c.Name, c.Priority)
+			}
+			m[v] = c
 		}
 	}
 	return nil

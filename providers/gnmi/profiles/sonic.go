@@ -64,7 +64,7 @@ func (p *sonicProfile) Collections([]string) []Collection {
 
 func (p *sonicProfile) Render(in Input) (*Desired, error) {
 	const kind = "gnmi/sonic"
-	if err := checkCommon(kind, in, 1500, 9216); err != nil {
+	if err := checkCommon(kind, in); err != nil {
 		return nil, err
 	}
 	d := &Desired{}

@@ -82,7 +82,7 @@ func (p *srlProfile) Collections(ifaces []string) []Collection {
 
 func (p *srlProfile) Render(in Input) (*Desired, error) {
 	const kind = "gnmi/srlinux"
-	if err := checkCommon(kind, in, 1500, 9412); err != nil {
+	if err := checkCommon(kind, in); err != nil {
 		return nil, err
 	}
 	d := &Desired{}
