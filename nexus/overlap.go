@@ -219,3 +219,46 @@ func intersect(a, b []int) []int {
 	slices.Sort(out)
 	return out
 }
+
+// checkQueueCoS refuses, on a Nexus 7000, a lossless class whose CoS a
+// queuing class-map roce does not own already maps to a queue. On the
+// 7000 the CoS-to-queue map is the `match cos` lines of the queuing
+// class-maps ("The class map names represent queues and match cos
+// represents the CoS values mapped to them"; "The drop and no-drop CoS
+// must be mapped to different queues", Nexus 7000 QoS guide,
+// docs/nxos.md#cos-queue): the system class-maps of the default queuing
+// policies (e.g. 1p3q4t-out-q2, printed once their CoS were changed) and
+// any other queuing class-map. roce maps the class's CoS to a queue class
+// of its own; with a second mapping the CoS would either stay in the
+// foreign queue (shared with drop traffic, so not lossless) or be taken
+// from it (that queue's traffic silently moved). Both sides are named,
+// with the fix.
+func (r *renderer) checkQueueCoS() error {
+	if !r.p.Is7000() {
+		return nil
+	}
+	for _, c := range r.in.Classes {
+		if c.Match.Kind == policies.MatchAll {
+			continue
+		}
+		for _, o := range r.cur.Objects {
+			if o.Kind != KindClassMap || o.Type != TypeQueuing || r.ours(o.Name) {
+				continue
+			}
+			for _, l := range o.Lines {
+				f := strings.Fields(l)
+				if len(f) < 3 || f[0] != "match" || f[1] != "cos" {
+					continue
+				}
+				if n := intersect(expandList(strings.Join(f[2:], ","), nil), []int{c.Priority}); len(n) > 0 {
+					return fmt.Errorf("nexus: lossless %q needs CoS %d in a no-drop queue of its own, but queuing class-map %s (not roce's) already maps CoS %d to its queue (%s). "+
+						"On a Nexus 7000 a CoS belongs to one queue, and drop and no-drop CoS must be in different queues, so roce will not map it a second time. "+
+						"Fix one side: give the lossless class a priority no queuing class-map matches, or take %d out of that queue in the default VDC "+
+						"(class-map type queuing %s, then no %s and a match cos line without %d)",
+						c.Name, c.Priority, o.Name, c.Priority, strings.TrimSpace(l), c.Priority, o.Name, strings.TrimSpace(l), c.Priority)
+				}
+			}
+		}
+	}
+	return nil
+}

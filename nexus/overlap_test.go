@@ -101,3 +101,61 @@ func TestRenderIgnoresL2PortMTUOn5000(t *testing.T) {
 		t.Fatalf("an L2 port's mtu line refused: %v", err)
 	}
 }
+
+// On a Nexus 7000 a CoS belongs to one queue: a lossless class whose CoS
+// a queuing class-map roce does not own already maps (a class-map of the
+// default queuing policies whose CoS were changed, or anyone's own) is
+// refused, naming the class-map, its line and the fix; CoS no queuing
+// class-map matches, and roce's own queue classes, are fine. The
+// class-map names follow the queue types of the Nexus 7000 QoS guide
+// (1p3q4t, 8q2t); the exact names a running-config prints for them are
+// UNCONFIRMED (docs/nxos.md#cos-queue).
+func TestRender7000RefusesCoSMappedToAnotherQueue(t *testing.T) {
+	rdma := func(cos int) *policies.Lossless {
+		return &policies.Lossless{Name: "rdma", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{cos}}, Priority: cos, MTU: 9216}
+	}
+	tests := []struct {
+		name, cur string
+		class     *policies.Lossless
+		want      string // "" = accepted
+	}{
+		{"system queue class with the CoS in a range", "class-map type queuing match-any 1p3q4t-out-q2\n  match cos 3-4\n", rdma(4),
+			"queuing class-map 1p3q4t-out-q2 (not roce's) already maps CoS 4 to its queue (match cos 3-4)"},
+		{"CoS in a list", "class-map type queuing match-any 8q2t-in-q3\n  match cos 2,4\n", rdma(4), "class-map 8q2t-in-q3"},
+		{"someone's own queue class", "class-map type queuing match-any FCOE-Q\n  match cos 3\n", rdma(3), "class-map FCOE-Q"},
+		{"other CoS", "class-map type queuing match-any 1p3q4t-out-pq1\n  match cos 5-7\n", rdma(4), ""},
+		{"roce's own queue class", "class-map type queuing match-any ROCE-rdma\n  match cos 4\n", rdma(4), ""},
+		{"qos class-maps are not queues", "class-map type qos match-all VOICE\n  match cos 4\n", rdma(4), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cur, err := Parse(tt.cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := Intent{Platform: testPlatform(t, "nexus7000"), Classes: []*policies.Lossless{tt.class}, Interfaces: []string{"Ethernet2/1"}, Modules: testModules7000}
+			_, err = Render(in, cur)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("accepted a CoS another queue already has")
+			}
+			for _, w := range []string{tt.want, "Fix one side", "drop and no-drop CoS must be in different queues"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+	// The same check leaves a Nexus 5000 alone: its queuing class-maps
+	// match qos-groups, never CoS.
+	cur, _ := Parse("class-map type queuing class-gold\n  match qos-group 4\n")
+	in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{rdma(4)}, Interfaces: []string{"Ethernet1/1"}}
+	if _, err := Render(in, cur); err != nil {
+		t.Fatalf("5000: %v", err)
+	}
+}

@@ -27,6 +27,9 @@ func (r *renderer) render7000() error {
 		r.attach(nil)
 		return nil
 	}
+	if err := r.checkQueueCoS(); err != nil {
+		return err
+	}
 	if r.in.FCoE {
 		need = append(need, r.p.Caps.FCoECoS)
 	}
