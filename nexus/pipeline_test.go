@@ -1,0 +1,196 @@
+package nexus
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// placed is one line taken by the CLI: the line and the mode it left the
+// session in (for a line that changes no mode, the mode it ran in; for a
+// mode-entering line, the object it entered).
+type placed struct {
+	after modeState
+	line  string
+}
+
+// misplaced pastes lines[from:to] onto a session in the planned state
+// before line from, with the lines in refused taken as refused by the
+// switch, and returns the first line the grammar takes somewhere the plan
+// does not take it ("" when none). It is the brute-force oracle for
+// PushGroups: independent of its bookkeeping, it just runs the paste.
+func misplaced(t *testing.T, cfg *Config, p Platform, mods []Module, lines []string, from, to int, refused map[int]bool) string {
+	t.Helper()
+	plan := NewEditor(cfg.Clone(), p, mods)
+	ok := map[placed]bool{}
+	var start *Config
+	var startState modeState
+	for i, l := range lines {
+		if i == from {
+			start, startState = plan.cfg.Clone(), plan.state()
+		}
+		if err := plan.Line(l); err != nil {
+			t.Fatalf("the plan itself is refused at line %d %q: %v", i+1, l, err)
+		}
+		ok[placed{plan.state(), l}] = true
+	}
+	if start == nil {
+		t.Fatalf("group start %d beyond %d lines", from, len(lines))
+	}
+	ed, found := editorAt(start, p, mods, startState)
+	if !found {
+		t.Fatalf("no object for %v", startState)
+	}
+	for i := from; i < to; i++ {
+		if refused[i] {
+			continue
+		}
+		before := ed.state()
+		if err := ed.Line(lines[i]); err != nil {
+			continue
+		}
+		if !ok[placed{ed.state(), lines[i]}] {
+			return fmt.Sprintf("line %d %q typed in %s lands in %s", i+1, lines[i], before, ed.state())
+		}
+	}
+	return ""
+}
+
+// groupsOf turns cuts into [from, to) ranges.
+func groupsOf(cuts []PushCut, n int) [][2]int {
+	var out [][2]int
+	from := 0
+	for _, c := range cuts {
+		out = append(out, [2]int{from, c.Line})
+		from = c.Line
+	}
+	return append(out, [2]int{from, n})
+}
+
+// checkNoMisplacement refuses, within every group, each mode-changing line
+// and each pair of them, and requires the oracle to find nothing.
+func checkNoMisplacement(t *testing.T, cfg *Config, p Platform, mods []Module, lines []string, cuts []PushCut) {
+	t.Helper()
+	plan := NewEditor(cfg.Clone(), p, mods)
+	var changing []int
+	for i, l := range lines {
+		b := plan.state()
+		if err := plan.Line(l); err != nil {
+			t.Fatal(err)
+		}
+		if plan.state() != b {
+			changing = append(changing, i)
+		}
+	}
+	for _, g := range groupsOf(cuts, len(lines)) {
+		var in []int
+		for _, i := range changing {
+			if i >= g[0] && i < g[1] {
+				in = append(in, i)
+			}
+		}
+		for a := 0; a < len(in); a++ {
+			for b := a; b < len(in); b++ {
+				refused := map[int]bool{in[a]: true, in[b]: true}
+				if m := misplaced(t, cfg, p, mods, lines, g[0], g[1], refused); m != "" {
+					t.Fatalf("group lines %d-%d, lines %d and %d refused: %s", g[0]+1, g[1], in[a]+1, in[b]+1, m)
+				}
+			}
+		}
+	}
+}
+
+// TestPushGroupsRendered: for every platform × mode × start state the
+// rendered script's groups hold (the oracle finds no line taken elsewhere
+// than the plan takes it, with any one or two mode changes refused), and
+// the groups are recorded in golden files for review.
+func TestPushGroupsRendered(t *testing.T) {
+	for _, kind := range []string{"nexus5000", "nexus7000"} {
+		for _, start := range startsFor(t, kind) {
+			for _, mode := range []string{"cos", "udp_port", "dscp", "ethertype", "all"} {
+				t.Run(kind+"/"+mode+"/"+start, func(t *testing.T) {
+					in := intentFor(t, kind, mode, start)
+					cur := loadStart(t, kind, start)
+					des, err := Render(in, cur)
+					if err != nil {
+						t.Skipf("render: %v", err)
+					}
+					_, script, err := Diff(cur, des, in.Platform)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cuts, err := PushGroups(cur, in.Platform, in.Modules, script)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkNoMisplacement(t, cur, in.Platform, in.Modules, script, cuts)
+					var b strings.Builder
+					fmt.Fprintf(&b, "%d lines, %d groups\n", len(script), len(cuts)+1)
+					for _, c := range cuts {
+						b.WriteString(c.String() + "\n")
+					}
+					checkGolden(t, "pipeline-"+kind+"-"+mode+"-"+start+".txt", b.String())
+				})
+			}
+		}
+	}
+}
+
+// TestPushGroupsCutsWhereAPasteWouldMisplace: without its boundaries, the
+// oracle finds the hazard each boundary is there for (so neither it nor
+// PushGroups passes vacuously): line 10 `class class-fcoe` refused would
+// leave line 11 `set qos-group 1` to run in class ROCE-rdma.
+func TestPushGroupsCutsWhereAPasteWouldMisplace(t *testing.T) {
+	in := intentFor(t, "nexus5000", "cos", "fcoe-defaults")
+	cur := loadStart(t, "nexus5000", "fcoe-defaults")
+	des, err := Render(in, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, script, err := Diff(cur, des, in.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script[9] != "class class-fcoe" || script[10] != "set qos-group 1" {
+		t.Fatalf("script changed; lines 10-11 are %q, %q", script[9], script[10])
+	}
+	m := misplaced(t, cur, in.Platform, nil, script, 0, len(script), map[int]bool{9: true})
+	if !strings.Contains(m, `line 11 "set qos-group 1"`) || !strings.Contains(m, "class ROCE-rdma") {
+		t.Errorf("oracle without boundaries: %q", m)
+	}
+	cuts, err := PushGroups(cur, in.Platform, nil, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range cuts {
+		found = found || (c.Line > 9 && c.Line <= 10)
+	}
+	if !found {
+		t.Errorf("no boundary between lines 10 and 11: %v", cuts)
+	}
+	// A script the grammar refuses is not grouped: the caller sends it
+	// line by line.
+	if _, err := PushGroups(cur, in.Platform, nil, []string{"system qos", "no-such-command"}); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("refused script: err %v", err)
+	}
+}
+
+func BenchmarkPushGroups(b *testing.B) {
+	in := intentFor(b, "nexus5000", "cos", "fcoe-defaults")
+	cur := loadStart(b, "nexus5000", "fcoe-defaults")
+	des, err := Render(in, cur)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, script, err := Diff(cur, des, in.Platform)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PushGroups(cur, in.Platform, nil, script); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
