@@ -185,11 +185,11 @@ func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
 			if tp == nil {
 				tp = &TargetPlan{}
 			}
-			tp.Error = err.Error()
+			tp.Error, tp.ErrorKind = err.Error(), ErrorKindOf(err)
 			// The plan shows the error at the target; a WARN here printed it
 			// a second time at the default log level.
 			log.Info("target could not be planned", "target", bt.Address, "error", err)
-			e.event(bt.Address, "unreadable", err.Error())
+			e.event(bt.Address, errorStatus(tp.ErrorKind), err.Error())
 		} else {
 			log.Debug("target planned", "target", bt.Address, "changes", len(tp.Changes), "elapsed", time.Since(start))
 			e.event(bt.Address, "read", fmt.Sprintf("%d change(s)", len(tp.Changes)))
@@ -207,10 +207,22 @@ func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
 	})
 	for i, tp := range p.Targets {
 		if tp == nil { // context cancelled before the target ran
-			p.Targets[i] = &TargetPlan{Address: targets[i].Address, Changes: []Change{}, Error: "not planned: " + context.Cause(ctx).Error()}
+			p.Targets[i] = &TargetPlan{Address: targets[i].Address, Changes: []Change{}, Error: context.Cause(ctx).Error(), ErrorKind: ErrorKindCancelled}
 		}
 	}
 	return p
+}
+
+// errorStatus is the progress status of a target that could not be
+// planned, by its error kind.
+func errorStatus(kind string) string {
+	switch kind {
+	case ErrorKindRender:
+		return "does not fit the policy"
+	case ErrorKindInternal:
+		return "internal error"
+	}
+	return "unreadable"
 }
 
 // safePlan turns a provider panic into an error naming the target, so one
@@ -218,7 +230,7 @@ func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
 func safePlan(ctx context.Context, t Target) (tp *TargetPlan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: internal error while planning: %v", t.Address(), r)
+			err = &internalError{msg: fmt.Sprintf("%s: internal error while planning: %v", t.Address(), r)}
 		}
 	}()
 	return t.Plan(ctx)

@@ -140,11 +140,12 @@ func fixtureRenderPlan() *Plan {
 					CutOff: []string{"ens1f0: PFC change toggles the link (mlx5) of the interface carrying the SSH session from 192.0.2.9"}},
 			},
 			{
-				Address:  "switch.n7k-core",
-				Kind:     "nexus7000",
-				Endpoint: "10.0.0.7:22",
-				Error:    "ssh: handshake failed: host key mismatch for 10.0.0.7:22 (pinned SHA256:abc)",
-				Changes:  []Change{},
+				Address:   "switch.n7k-core",
+				Kind:      "nexus7000",
+				Endpoint:  "10.0.0.7:22",
+				Error:     "ssh: handshake failed: host key mismatch for 10.0.0.7:22 (pinned SHA256:abc)",
+				ErrorKind: ErrorKindRead,
+				Changes:   []Change{},
 			},
 			{
 				Address:     "switch.n5k-b",
@@ -168,6 +169,37 @@ func fixtureRenderPlan() *Plan {
 				Fingerprint: "sha256:ee55",
 				Changes:     []Change{},
 			},
+		},
+	}
+}
+
+// fixtureErrorsPlan has one target of each error kind beside one up to
+// date: what each is labelled, and that its next step follows.
+func fixtureErrorsPlan() *Plan {
+	return &Plan{
+		FormatVersion: FormatVersion,
+		CreatedAt:     fixtureRenderTime,
+		PolicyDir:     "examples/lab",
+		PolicyDigest:  "sha256:ffff",
+		Targets: []*TargetPlan{
+			{Address: "switch.leaf1", Kind: "nexus5000", Endpoint: "127.0.0.1:2201", Changes: []Change{},
+				Error:     "switch.leaf1: render the desired QoS config: nexus: queuing bandwidth does not fit in 100%: other classes keep 50%, roce classes ask 60%, class-default needs at least 1%",
+				ErrorKind: ErrorKindRender},
+			{Address: "host.node1", Kind: "host", Changes: []Change{},
+				Error:     "host.node1 nic ens1f0: roce_mode \"v3\": want v1 or v2",
+				ErrorKind: ErrorKindRender},
+			{Address: "switch.leaf2", Kind: "nexus5000", Endpoint: "127.0.0.1:2202", Changes: []Change{},
+				Error:     "switch.leaf2: connect to 127.0.0.1:2202: dial tcp 127.0.0.1:2202: connect: connection refused; check that the switch is up and its address and port are right",
+				ErrorKind: ErrorKindRead},
+			{Address: "switch.spine1", Kind: "gnmi/arista", Changes: []Change{},
+				Error:     "switch.spine1: internal error while planning: runtime error: index out of range [3] with length 3",
+				ErrorKind: ErrorKindInternal},
+			{Address: "switch.spine2", Kind: "gnmi/sonic", Changes: []Change{},
+				Error:     "context canceled",
+				ErrorKind: ErrorKindCancelled},
+			// Written before error_kind existed: read as a read error.
+			{Address: "switch.old", Kind: "nexus7000", Changes: []Change{}, Error: "ssh: handshake failed: EOF"},
+			{Address: "host.node2", Kind: "host", Fingerprint: "sha256:0101", Changes: []Change{}},
 		},
 	}
 }

@@ -46,3 +46,19 @@ func checkGolden(t *testing.T, name string, got []byte) {
 			t.Name(), path, got, want)
 	}
 }
+
+// renderAll renders p as text (no colour), Markdown and JSON.
+func renderAll(t *testing.T, p *Plan) (txt, md, js string) {
+	t.Helper()
+	var tb, mb, jb bytes.Buffer
+	if err := RenderText(&tb, p, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderMarkdown(&mb, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderJSON(&jb, p); err != nil {
+		t.Fatal(err)
+	}
+	return tb.String(), mb.String(), jb.String()
+}

@@ -38,8 +38,9 @@ func marshalPlanIndent(p *Plan, prefix string) ([]byte, error) {
 }
 
 // normalizePlan returns a shallow copy of p in the documented JSON shape:
-// format_version set, no null targets, and "changes" always an array so
-// consumers never have to tell null from [].
+// format_version set, no null targets, "changes" always an array so
+// consumers never have to tell null from [], and error_kind beside every
+// error.
 func normalizePlan(p *Plan) *Plan {
 	out := &Plan{FormatVersion: FormatVersion, Targets: []*TargetPlan{}}
 	if p == nil {
@@ -52,9 +53,14 @@ func normalizePlan(p *Plan) *Plan {
 		if t == nil {
 			continue
 		}
-		if t.Changes == nil {
+		if t.Changes == nil || t.ErrorKind != t.errorKind() {
 			c := *t
-			c.Changes = []Change{}
+			if c.Changes == nil {
+				c.Changes = []Change{}
+			}
+			// Every error has its kind, also in plans made before
+			// error_kind existed.
+			c.ErrorKind = t.errorKind()
 			t = &c
 		}
 		out.Targets = append(out.Targets, t)

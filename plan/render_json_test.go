@@ -17,6 +17,7 @@ func TestRenderJSONGolden(t *testing.T) {
 		plan   *Plan
 	}{
 		{"plan.json", fixtureRenderPlan()},
+		{"errors.json", fixtureErrorsPlan()},
 		{"empty.json", fixtureEmptyPlan()},
 		{"nil.json", nil},
 	}

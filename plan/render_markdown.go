@@ -95,6 +95,12 @@ func writeMarkdownOverview(mw *textWriter, p *Plan) {
 		c := countTarget(t)
 		state := disruptionPhrase(c.WorstDisruption)
 		switch {
+		case t.Error != "" && t.errorKind() == ErrorKindRender:
+			state = "**does not fit the policy**"
+		case t.Error != "" && t.errorKind() == ErrorKindInternal:
+			state = "**internal error**"
+		case t.Error != "" && t.errorKind() == ErrorKindCancelled:
+			state = "**not planned**"
 		case t.Error != "":
 			state = "**unreadable**"
 		case t.Offline:
@@ -132,7 +138,11 @@ func renderMarkdownProblems(mw *textWriter, p *Plan) {
 			continue
 		}
 		if t.Error != "" {
-			errs = append(errs, fmt.Sprintf("- `%s` could not be read: %s", mdCode(t.Address), mdEscape(t.Error)))
+			e := fmt.Sprintf("- `%s` %s: %s", mdCode(t.Address), errorLabel(t), mdEscape(t.Error))
+			if next := errorNextStep(t); next != "" {
+				e += " — next: " + mdEscape(next)
+			}
+			errs = append(errs, e)
 		}
 		if t.Offline {
 			notes = append(notes, fmt.Sprintf("- `%s` was planned against a saved capture; roce-apply will refuse it.", mdCode(t.Address)))
@@ -144,7 +154,7 @@ func renderMarkdownProblems(mw *textWriter, p *Plan) {
 	if len(errs) > 0 {
 		mw.line("", "")
 		mw.line("", "> [!CAUTION]")
-		mw.line("", "> **Errors** — these targets could not be read, so this plan has no changes for them:")
+		mw.line("", "> **Errors** — these targets could not be read or planned, so this plan has no changes for them:")
 		mw.line("", ">")
 		for _, e := range errs {
 			mw.line("", "> "+e)

@@ -13,6 +13,7 @@ func TestRenderMarkdownGolden(t *testing.T) {
 		plan   *Plan
 	}{
 		{"plan.md", fixtureRenderPlan()},
+		{"errors.md", fixtureErrorsPlan()},
 		{"empty.md", fixtureEmptyPlan()},
 	}
 	for _, tc := range tests {

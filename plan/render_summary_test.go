@@ -5,7 +5,7 @@ import "testing"
 func TestCountPlan(t *testing.T) {
 	got := CountPlan(fixtureRenderPlan())
 	want := Counts{Create: 2, Update: 4, Delete: 2, TargetsChanged: 4, TargetsTotal: 6, TargetsFailed: 1,
-		TargetsOffline: 1, Drift: 1, WorstDisruption: DisruptionLink}
+		Unreadable: 1, TargetsOffline: 1, Drift: 1, WorstDisruption: DisruptionLink}
 	if got != want {
 		t.Errorf("CountPlan = %+v\nwant %+v", got, want)
 	}
@@ -31,6 +31,12 @@ func TestSummary(t *testing.T) {
 			"No changes on the 1 readable target; 2 targets unreadable."},
 		{"nothing readable", &Plan{Targets: []*TargetPlan{{Address: "a", Error: "x"}}},
 			"No changes planned: no target could be read; 1 target unreadable."},
+		{"no changes, one does not fit", &Plan{Targets: []*TargetPlan{{Address: "a"}, {Address: "b", Error: "x", ErrorKind: ErrorKindRender}}},
+			"No changes on the 1 planned target; the policy does not fit 1 target."},
+		{"nothing planned, mixed kinds", &Plan{Targets: []*TargetPlan{{Address: "a", Error: "x", ErrorKind: ErrorKindRender}, {Address: "b", Error: "y"}}},
+			"No changes planned: no target could be planned; 1 target unreadable; the policy does not fit 1 target."},
+		{"changes beside a conflict", &Plan{Targets: []*TargetPlan{{Address: "a", Changes: []Change{ch(ActionCreate, DisruptionNone, false)}}, {Address: "b", Error: "x", ErrorKind: ErrorKindRender}, {Address: "c", Error: "p", ErrorKind: ErrorKindInternal}, {Address: "d", Error: "c", ErrorKind: ErrorKindCancelled}}},
+			"Plan: 1 to create, 0 to change, 0 to destroy on 1 of 4 targets; the policy does not fit 1 target; 1 target failed with an internal error; 1 target not planned (the run ended first)."},
 		{"one change brief", &Plan{Targets: []*TargetPlan{{Address: "a", Changes: []Change{ch(ActionUpdate, DisruptionBrief, false)}}, {Address: "b"}}},
 			"Plan: 0 to create, 1 to change, 0 to destroy on 1 of 2 targets; worst disruption: brief traffic disruption."},
 		{"drift plural, hitless", &Plan{Targets: []*TargetPlan{{Address: "a", Changes: []Change{ch(ActionUpdate, DisruptionNone, true), ch("", DisruptionNone, true)}}}},

@@ -59,7 +59,10 @@ func RenderText(w io.Writer, p *Plan, o TextOptions) error {
 func renderTargetText(tw *textWriter, t *TargetPlan, o TextOptions) {
 	switch {
 	case t.Error != "":
-		tw.line(ansiRed+ansiBold, t.Address+": could not be read: "+t.Error)
+		tw.line(ansiRed+ansiBold, t.Address+": "+errorLabel(t)+": "+t.Error)
+		if next := errorNextStep(t); next != "" {
+			tw.line(ansiRed, "  next: "+next)
+		}
 	case t.HasChanges():
 		tw.line(ansiBold, targetTitle(t)+" will be changed")
 	default:

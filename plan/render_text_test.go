@@ -16,6 +16,7 @@ func TestRenderTextGolden(t *testing.T) {
 		{"plan.txt", fixtureRenderPlan(), TextOptions{}},
 		{"plan-color.txt", fixtureRenderPlan(), TextOptions{Color: true}},
 		{"plan-verbose.txt", fixtureRenderPlan(), TextOptions{Verbose: true}},
+		{"errors.txt", fixtureErrorsPlan(), TextOptions{}},
 		{"empty.txt", fixtureEmptyPlan(), TextOptions{}},
 		{"empty-verbose.txt", fixtureEmptyPlan(), TextOptions{Verbose: true}},
 	}

@@ -122,6 +122,10 @@ type TargetPlan struct {
 	// Error is set when the target could not be read or planned; the rest
 	// of the plan is still shown.
 	Error string `json:"error,omitempty"`
+	// ErrorKind says what Error is (one of the ErrorKind constants); set
+	// with Error. Plans written before it existed have none: read them as
+	// ErrorKindRead.
+	ErrorKind string `json:"error_kind,omitempty"`
 	// ThisMachine is set when the target is the machine roce itself runs on
 	// (a local host outside any namespace, or in roce's own namespace):
 	// applying it changes this machine, so roce-apply asks for an explicit
@@ -212,6 +216,60 @@ type ApplyResult struct {
 	Error      string        `json:"error,omitempty"`
 	Transcript []Exchange    `json:"transcript,omitempty"`
 	Duration   time.Duration `json:"duration_ns"`
+}
+
+// What kept a target out of the plan (TargetPlan.ErrorKind).
+const (
+	// ErrorKindRead: the target could not be read — connect, login, a
+	// command or RPC, or its answer. The default for any error.
+	ErrorKindRead = "read"
+	// ErrorKindRender: the target was read, but the policy does not fit
+	// it (a render conflict: a queue share that does not fit beside the
+	// classes the switch keeps, a class the platform cannot express, a
+	// session in the wrong VDC). Providers mark these with RenderConflict.
+	ErrorKindRender = "render"
+	// ErrorKindInternal: a provider panicked — a bug in roce.
+	ErrorKindInternal = "internal"
+	// ErrorKindCancelled: the run ended (interrupt, overall deadline)
+	// before the target was read.
+	ErrorKindCancelled = "cancelled"
+)
+
+// RenderError marks an error as a render conflict: the device was read,
+// and the policy cannot be rendered for it. Providers wrap such errors
+// with RenderConflict; the engine then labels the target "does not fit"
+// instead of "could not be read".
+type RenderError struct{ Err error }
+
+func (e *RenderError) Error() string { return e.Err.Error() }
+func (e *RenderError) Unwrap() error { return e.Err }
+
+// RenderConflict wraps err as a *RenderError (nil stays nil).
+func RenderConflict(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &RenderError{Err: err}
+}
+
+// internalError is a provider panic, recovered by the engine.
+type internalError struct{ msg string }
+
+func (e *internalError) Error() string { return e.msg }
+
+// ErrorKindOf classifies an error returned by Target.Plan.
+func ErrorKindOf(err error) string {
+	var re *RenderError
+	var ie *internalError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &ie):
+		return ErrorKindInternal
+	case errors.As(err, &re):
+		return ErrorKindRender
+	}
+	return ErrorKindRead
 }
 
 // ErrStale is returned (wrapped) by Target.Apply when the target's state

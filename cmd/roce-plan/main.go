@@ -29,7 +29,8 @@ the lossless configuration each platform needs, and shows what would change:
   +  create    ~  update    -  delete
 Objects the tool did not create (prefix ROCE-) are read and kept, never changed.
 
-A plan in which any target could not be read is incomplete: -out refuses to
+A plan in which any target could not be read or planned (the plan says why:
+unreadable, or the policy does not fit it) is incomplete: -out refuses to
 save it unless -allow-partial, and then the file names the targets left out
 (roce-apply lists them before it asks). A lossless class must be the same on
 both ends of every link, so applying part of a fabric can leave a link with
@@ -39,9 +40,9 @@ If an earlier roce-apply was interrupted (killed, crashed), roce-plan lists
 the targets it left and in which state, and exits 1 until
 "roce-apply -recover" has made them consistent (docs/apply-safety.md).
 
-Exit codes: 0 success; 1 error (bad policy, a target could not be read, or an
-interrupted apply awaits recovery); with -detailed-exitcode: 0 no changes,
-1 error, 2 the plan has changes.
+Exit codes: 0 success; 1 error (bad policy, a target could not be read or
+planned, or an interrupted apply awaits recovery); with -detailed-exitcode:
+0 no changes, 1 error, 2 the plan has changes.
 `
 
 func main() {
@@ -69,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	asMarkdown := fs.Bool("markdown", false, "print the plan as Markdown, for a pull-request comment")
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 1 on error")
 	verbose := fs.Bool("verbose", false, "show full before/after text and every command")
-	allowPartial := fs.Bool("allow-partial", false, "with -out: save the plan even if some targets could not be read; they are recorded as excluded")
+	allowPartial := fs.Bool("allow-partial", false, "with -out: save the plan even if some targets could not be read or planned; they are recorded as excluded")
 	lockFile := fs.String("lock-file", "", "the apply lock `FILE` roce-apply uses (default DIR/.roce/apply.lock); its apply journal, checked for interrupted applies, is beside it")
 	fs.Usage = cli.Usage(fs, usage)
 	dir, code, ok := parseArgs(fs, args, stderr)
@@ -133,7 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		toSave := p
 		if counts.TargetsFailed > 0 {
 			if !*allowPartial {
-				fmt.Fprintf(stderr, "roce-plan: not saving the plan to %s: %d target(s) could not be read (above), so it is incomplete. "+
+				fmt.Fprintf(stderr, "roce-plan: not saving the plan to %s: %d target(s) could not be read or planned (above), so it is incomplete. "+
 					"A lossless class must be the same on both ends of every link; applying the rest could leave PFC on one end only. "+
 					"Fix or wait for them, limit the plan with -target, or save it anyway with -allow-partial (the file then names them)\n", *out, counts.TargetsFailed)
 				return cli.ExitError
@@ -174,7 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if partial {
-			fmt.Fprintf(stderr, "roce-plan: saved a PARTIAL plan: %d target(s) that could not be read are left out and named in the file\n", counts.TargetsFailed)
+			fmt.Fprintf(stderr, "roce-plan: saved a PARTIAL plan: %d target(s) that could not be read or planned are left out and named in the file\n", counts.TargetsFailed)
 		}
 	}
 	switch {

@@ -55,11 +55,11 @@ type planState struct {
 func (t *target) state(ctx context.Context) (*planState, error) {
 	d, err := t.prof.Render(profiles.Input{Switch: t.sw.Name, Interfaces: t.sw.Interfaces, Classes: t.classes})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Address(), err)
+		return nil, plan.RenderConflict(fmt.Errorf("%s: %w", t.Address(), err))
 	}
 	rs, err := renderObjects(d, t.prof.KeysOf)
 	if err != nil {
-		return nil, fmt.Errorf("%s: rendering: %w", t.Address(), err)
+		return nil, plan.RenderConflict(fmt.Errorf("%s: rendering: %w", t.Address(), err))
 	}
 	snap, err := t.read(ctx, d)
 	if err != nil {

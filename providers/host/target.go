@@ -104,7 +104,7 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	tp := &plan.TargetPlan{Address: t.Address(), Kind: "host", Endpoint: t.endpoint, Changes: []plan.Change{}}
 	desired, err := nics.Desired(t.fab, t.h)
 	if err != nil {
-		return tp, err
+		return tp, plan.RenderConflict(err)
 	}
 	resp, err := t.client.Call(ctx, agentproto.Request{Op: agentproto.OpRead, Desired: desired})
 	if err != nil {

@@ -170,7 +170,7 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 		return tp, err
 	}
 	if err := t.checkVDC(st, cmds); err != nil {
-		return tp, err
+		return tp, plan.RenderConflict(err)
 	}
 	tp.Changes, tp.Commands = changes, cmds
 	if tp.Changes == nil {
@@ -194,7 +194,7 @@ func (t *Target) intent(st *state) nexus.Intent {
 func (t *Target) diff(st *state) ([]plan.Change, []string, *nexus.Config, error) {
 	desired, err := nexus.Render(t.intent(st), st.cfg)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: render the desired QoS config: %w", t.Address(), err)
+		return nil, nil, nil, plan.RenderConflict(fmt.Errorf("%s: render the desired QoS config: %w", t.Address(), err))
 	}
 	changes, cmds, err := nexus.Diff(st.cfg, desired, t.platform)
 	if err != nil {
