@@ -3,6 +3,7 @@ package nexus
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -125,6 +126,109 @@ func systemClass(name string) bool {
 	switch name {
 	case "class-default", "class-fcoe", "class-ip-multicast", "class-all-flood":
 		return true
+	}
+	return false
+}
+
+// versionRule is a command whose availability changed across NX-OS
+// releases of one platform: a line matching it is refused on a release
+// before since, with why and the source (docs/nxos.md#version-rules).
+type versionRule struct {
+	kind  string                // "nexus5000" | "nexus7000"
+	match func(f []string) bool // the line's fields
+	since string                // first release that has it, e.g. "6.2(2)"
+	why   string
+}
+
+// versionRules lists the release-dependent commands Check knows, each from
+// a public source cited in docs/nxos.md#version-rules.
+func versionRules() []versionRule {
+	return []versionRule{
+		{
+			// Nexus 7000 QoS guide 6.x, "Configuring Queuing and
+			// Scheduling on F-Series I/O Modules": eight egress queues
+			// (the 4q8q queuing templates) "beginning with Cisco Release
+			// 6.2(2)", on the 7710 and 7718.
+			kind: "nexus7000",
+			match: func(f []string) bool {
+				return len(f) >= 4 && f[0] == "service-policy" && f[1] == "type" && f[2] == "queuing" &&
+					strings.Contains(f[len(f)-1], "-4q8q-") && strings.HasPrefix(f[len(f)-1], "default-")
+			},
+			since: "6.2(2)",
+			why:   "the eight-queue (4q8q) queuing templates exist from NX-OS 6.2(2), on the Nexus 7710 and 7718 only",
+		},
+	}
+}
+
+// CheckRelease is Check for a switch running NX-OS release (as `show
+// version` prints it: "6.2(14)", "5.2(1)N1(4)", "7.3(1)D1(1)"): it also
+// refuses the lines that release does not have yet (versionRules), each
+// as a *LineError naming the release that has it. An empty or unreadable
+// release judges no version rule, only what Check judges.
+func CheckRelease(text string, p Platform, modules []Module, release string) (*Config, error) {
+	c, err := Check(text, p, modules)
+	if c == nil {
+		return nil, err
+	}
+	errs := []error{err}
+	if _, ok := parseRelease(release); ok {
+		_, src, _ := parse(text)
+		for _, l := range src {
+			f := strings.Fields(l.text)
+			for _, r := range versionRules() {
+				if r.kind != p.Kind || !r.match(f) || !releaseBefore(release, r.since) {
+					continue
+				}
+				errs = append(errs, &LineError{Line: l.n, Text: l.text,
+					Err: fmt.Errorf("not in NX-OS %s: %s; upgrade to %s or later, or use another policy", release, r.why, r.since)})
+			}
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// parseRelease reads the leading major.minor(maintenance) of an NX-OS
+// release string: "6.2(14)" → [6 2 14], "5.2(1)N1(4)" → [5 2 1],
+// "6.1(4a)" → [6 1 4].
+func parseRelease(s string) ([3]int, bool) {
+	var v [3]int
+	s = strings.TrimSpace(s)
+	maj, rest, ok := strings.Cut(s, ".")
+	if !ok {
+		return v, false
+	}
+	minor, rest, ok := strings.Cut(rest, "(")
+	if !ok {
+		return v, false
+	}
+	maint, _, ok := strings.Cut(rest, ")")
+	if !ok {
+		return v, false
+	}
+	// a maintenance release may carry a letter: "6.1(4a)", "5.2(1)N1(8b)"
+	maint = strings.TrimRightFunc(maint, func(r rune) bool { return r >= 'a' && r <= 'z' })
+	for i, part := range []string{maj, minor, maint} {
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+// releaseBefore reports whether release a is older than release b (both
+// readable by parseRelease).
+func releaseBefore(a, b string) bool {
+	x, ok1 := parseRelease(a)
+	y, ok2 := parseRelease(b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
 	}
 	return false
 }

@@ -80,3 +80,85 @@ func flat(s string) string {
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
+
+// CheckRelease refuses what the running release does not have yet, naming
+// the release that has it; the same line passes on that release and
+// later, on a release it cannot read, and on the other platform.
+func TestCheckRelease(t *testing.T) {
+	q8 := "system qos\n  service-policy type queuing output default-8e-4q8q-out-policy\n"
+	tests := []struct {
+		name, kind, release, text string
+		line                      int    // 0 = accepted
+		want                      string // in the error
+	}{
+		{"4q8q before 6.2(2)", "nexus7000", "6.2(1)", q8, 2, "not in NX-OS 6.2(1): the eight-queue (4q8q) queuing templates exist from NX-OS 6.2(2)"},
+		{"4q8q on 6.1(4a)", "nexus7000", "6.1(4a)", q8, 2, "not in NX-OS 6.1(4a)"},
+		{"4q8q on 5.2(9)", "nexus7000", "5.2(9)", q8, 2, "upgrade to 6.2(2) or later"},
+		{"4q8q on 6.2(2)", "nexus7000", "6.2(2)", q8, 0, ""},
+		{"4q8q on 6.2(14)", "nexus7000", "6.2(14)", q8, 0, ""},
+		{"4q8q on 7.3(1)D1(1)", "nexus7000", "7.3(1)D1(1)", q8, 0, ""},
+		{"release unknown", "nexus7000", "", q8, 0, ""},
+		{"4q4q is not a 6.2(2) template", "nexus7000", "6.2(1)", strings.Replace(q8, "4q8q", "4q4q", 1), 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := testPlatform(t, tt.kind)
+			c, err := CheckRelease(tt.text, p, nil, tt.release)
+			if c == nil {
+				t.Fatalf("no config: %v", err)
+			}
+			var got []int
+			for _, e := range unjoin(err) {
+				var le *LineError
+				if errors.As(e, &le) && strings.Contains(le.Error(), "not in NX-OS") {
+					got = append(got, le.Line)
+				}
+			}
+			if tt.line == 0 {
+				if len(got) != 0 {
+					t.Fatalf("refused for the release: %v", err)
+				}
+				return
+			}
+			if len(got) != 1 || got[0] != tt.line || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("lines %v, error %v; want line %d and %q", got, err, tt.line, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseRelease(t *testing.T) {
+	for s, want := range map[string][3]int{"6.2(14)": {6, 2, 14}, "5.2(1)N1(4)": {5, 2, 1}, "7.3(1)D1(1)": {7, 3, 1}, "4.1(3)": {4, 1, 3}, "6.1(4a)": {6, 1, 4}} {
+		if got, ok := parseRelease(s); !ok || got != want {
+			t.Errorf("parseRelease(%q) = %v %v, want %v", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"", "6", "6.2", "6.2(x)", "NXOS"} {
+		if _, ok := parseRelease(s); ok {
+			t.Errorf("parseRelease(%q) read a release", s)
+		}
+	}
+	if !releaseBefore("5.2(9)", "6.2(2)") || releaseBefore("6.2(2)", "6.2(2)") || !releaseBefore("6.2(1)", "6.2(2)") || releaseBefore("6.10(1)", "6.2(2)") {
+		t.Error("releaseBefore orders releases wrongly")
+	}
+}
+
+// FuzzParseRelease: any string either reads as a release whose parts are
+// non-negative, or does not read; a release is never before itself.
+func FuzzParseRelease(f *testing.F) {
+	for _, s := range []string{"6.2(14)", "5.2(1)N1(4)", "7.3(1)D1(1)", "6.1(4a)", "", "6.2(", "x.y(z)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := parseRelease(s)
+		if !ok {
+			return
+		}
+		if v[0] < 0 || v[1] < 0 || v[2] < 0 {
+			t.Fatalf("parseRelease(%q) = %v", s, v)
+		}
+		if releaseBefore(s, s) {
+			t.Fatalf("%q is before itself", s)
+		}
+	})
+}
