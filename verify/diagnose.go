@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rocefabric/roce/nics/perftest"
@@ -18,6 +19,10 @@ const (
 	CauseNICMapping = "nic-mapping"
 	// CauseMTU: a hop's MTU is below the NICs'.
 	CauseMTU = "mtu"
+	// CauseQueueShare: a switch's egress queue share for the class changed
+	// since the baseline, or capped the class under the lab's background
+	// load.
+	CauseQueueShare = "queue-share"
 	// CauseDrops: a device on the path dropped lossless-class packets.
 	CauseDrops = "drops"
 	// CauseVersion: a device on the path runs another version than in the
@@ -73,6 +78,9 @@ func Diagnose(r *Report, b *Baseline) {
 		seen := map[string]bool{}
 		add := func(c Cause) {
 			k := c.Kind + "|" + c.Device
+			if c.Kind == CauseQueueShare {
+				k += "|" + c.Detail // a capped share and its change since the baseline are two findings
+			}
 			if !seen[k] {
 				seen[k] = true
 				causes = append(causes, c)
@@ -95,6 +103,9 @@ func Diagnose(r *Report, b *Baseline) {
 				if h.MTU > 0 && mtu > 0 && h.MTU < mtu {
 					add(Cause{Kind: CauseMTU, Device: h.Device, Detail: fmt.Sprintf("MTU %d is below the NICs' %d: larger frames are dropped", h.MTU, mtu)})
 				}
+				if e.Path.ShareBinds && h.SharePercent > 0 && h.SharePercent == leastShare(e.Hops) {
+					add(Cause{Kind: CauseQueueShare, Device: h.Device, Detail: fmt.Sprintf("class %s's queue is guaranteed %d %% (%s) and other classes keep the link busy: the class gets %.2f Gb/s", p.Class, h.SharePercent, h.Share, e.Path.Gbps)})
+				}
 			}
 		}
 		for _, c := range r.Checks {
@@ -110,7 +121,15 @@ func Diagnose(r *Report, b *Baseline) {
 		}
 		if b != nil {
 			for _, d := range path {
-				if diffs := versionDiffs(b.Versions[d], r.Versions[d]); len(diffs) > 0 {
+				key := QueueShareKey(p.Class)
+				if was, now := b.Versions[d][key], r.Versions[d][key]; was != "" && now != "" && was != now {
+					verb := "changed"
+					if pctOf(now) < pctOf(was) {
+						verb = "fell"
+					}
+					add(Cause{Kind: CauseQueueShare, Device: d, Detail: fmt.Sprintf("queue share of class %s on %s %s from %s to %s since the baseline", p.Class, d, verb, spacePct(was), spacePct(now))})
+				}
+				if diffs := versionDiffs(withoutShares(b.Versions[d]), withoutShares(r.Versions[d])); len(diffs) > 0 {
 					add(Cause{Kind: CauseVersion, Device: d, Detail: strings.Join(diffs, "; ")})
 				}
 			}
@@ -128,10 +147,55 @@ func causeRank(k string) int {
 		return 1
 	case CauseMTU:
 		return 2
-	case CauseDrops:
+	case CauseQueueShare:
 		return 3
+	case CauseDrops:
+		return 4
 	}
-	return 4
+	return 5
+}
+
+// leastShare is the smallest known queue share among the hops.
+func leastShare(hops []EmulatedHop) int {
+	least := 0
+	for _, h := range hops {
+		if h.SharePercent > 0 && (least == 0 || h.SharePercent < least) {
+			least = h.SharePercent
+		}
+	}
+	return least
+}
+
+// pctOf reads "50%"; -1 when it is not a percentage.
+func pctOf(s string) int {
+	n, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// spacePct writes "50%" as "50 %".
+func spacePct(s string) string {
+	if strings.HasSuffix(s, "%") {
+		return strings.TrimSuffix(s, "%") + " %"
+	}
+	return s
+}
+
+// withoutShares drops the queue-share keys from a device's versions: they
+// have their own cause.
+func withoutShares(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if !strings.HasPrefix(k, QueueShareKey("")) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // versionDiffs lists the version keys of one device that changed since the

@@ -95,3 +95,54 @@ func TestDiagnose(t *testing.T) {
 		})
 	}
 }
+
+// TestDiagnoseQueueShare: a switch whose queue share for the class fell
+// since the baseline is named with both values (not as a version change),
+// and a share that capped the class under background load is named.
+func TestDiagnoseQueueShare(t *testing.T) {
+	key := QueueShareKey("roce")
+	base := &Baseline{Versions: map[string]map[string]string{
+		"switch.n7k": {"os": "5.1(3)", key: "50%"},
+		"switch.n5k": {"os": "7.1(4)N1(1)", key: "40%"},
+	}}
+	now := map[string]map[string]string{
+		"switch.n7k": {"os": "5.1(5)", key: "10%"},
+		"switch.n5k": {"os": "7.1(4)N1(1)", key: "60%"},
+	}
+	p := Probe{Class: "roce", Server: "host.a", Client: "host.b", ServerSwitch: "n7k", ClientSwitch: "n5k",
+		Status: StatusFail, Failure: &Reason{Class: perftest.ClassThreshold},
+		Emulated: &EmulatedRun{
+			Hops: []EmulatedHop{
+				{Device: "host.b", Pauses: true, MapsPriority: true},
+				{Device: "switch.n5k", Pauses: true, MapsPriority: true, SharePercent: 60, Share: "ROCE-QUEUING-OUT class ROCE-roce"},
+				{Device: "switch.n7k", Pauses: true, MapsPriority: true, SharePercent: 10, Share: "ROCE-QUEUING-OUT class ROCE-roce"},
+				{Device: "host.a", Pauses: true, MapsPriority: true},
+			},
+			Path: PathModelResult{Gbps: 9.8, ShareBinds: true},
+		}}
+	r := &Report{Probes: []Probe{p}, Versions: now}
+	Diagnose(r, base)
+	want := []Cause{
+		{Kind: CauseQueueShare, Device: "switch.n7k", Detail: "class roce's queue is guaranteed 10 % (ROCE-QUEUING-OUT class ROCE-roce) and other classes keep the link busy: the class gets 9.80 Gb/s"},
+		{Kind: CauseQueueShare, Device: "switch.n5k", Detail: "queue share of class roce on switch.n5k changed from 40 % to 60 % since the baseline"},
+		{Kind: CauseQueueShare, Device: "switch.n7k", Detail: "queue share of class roce on switch.n7k fell from 50 % to 10 % since the baseline"},
+		{Kind: CauseVersion, Device: "switch.n7k", Detail: "os changed from 5.1(3) to 5.1(5) since the baseline"},
+	}
+	if got := r.Probes[0].Causes; !reflect.DeepEqual(got, want) {
+		t.Errorf("causes:\n got %+v\nwant %+v", got, want)
+	}
+
+	// Without contention the share does not bind: only the change since
+	// the baseline is a cause, worded "fell".
+	p.Emulated.Path.ShareBinds = false
+	r = &Report{Probes: []Probe{p}, Versions: now}
+	Diagnose(r, base)
+	want = []Cause{
+		{Kind: CauseQueueShare, Device: "switch.n5k", Detail: "queue share of class roce on switch.n5k changed from 40 % to 60 % since the baseline"},
+		{Kind: CauseQueueShare, Device: "switch.n7k", Detail: "queue share of class roce on switch.n7k fell from 50 % to 10 % since the baseline"},
+		{Kind: CauseVersion, Device: "switch.n7k", Detail: "os changed from 5.1(3) to 5.1(5) since the baseline"},
+	}
+	if got := r.Probes[0].Causes; !reflect.DeepEqual(got, want) {
+		t.Errorf("causes without contention:\n got %+v\nwant %+v", got, want)
+	}
+}

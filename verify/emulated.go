@@ -2,8 +2,13 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +62,22 @@ type EmulatedHop struct {
 	MapsPriority bool   `json:"maps_priority"`
 	MTU          int    `json:"mtu,omitempty"`
 	Detail       string `json:"detail"`
+	// SharePercent is a switch's egress queue share for the class's
+	// priority (QueueShareReader); 0 when unknown, Share then says why.
+	SharePercent int    `json:"share_percent,omitempty"`
+	Share        string `json:"share,omitempty"`
 }
+
+// LabBackgroundFile, at a lab host's root, declares the share (0-1) of
+// the link toward that host that other classes keep busy: the lab's
+// background load, written by roce-lab from lab.json (`background_load`).
+// Without it the lab's links carry the probe alone.
+const LabBackgroundFile = ".roce-lab-background"
+
+// QueueShareKey is the key under which a switch's queue share for a class
+// is kept in the report's and the baseline's versions ("50%"), so a
+// baseline comparison names a changed share.
+func QueueShareKey(class string) string { return "queue_share." + class }
 
 // LabHost reports whether h carries the lab's emulated RDMA device: a local
 // host whose root is a lab host tree (nics.IsLab: the marker roce-lab
@@ -131,6 +151,11 @@ func (r *runner) runEmulated(ctx context.Context, class *policies.Lossless, p Pa
 		pr.Emulated = &EmulatedRun{Label: EmulatedLabel, Model: EmulatedModel, Hops: hops}
 		return pr
 	}
+	share := r.readShares(ctx, class, hops)
+	background, err := labBackground(p.Server.Host)
+	if err != nil {
+		pr.Notes = append(pr.Notes, "background load not read, modelled as none: "+err.Error())
+	}
 	link, mtu, vlan := r.linkOf(p, snaps)
 	lossy := 0
 	mtuShort := false
@@ -145,8 +170,10 @@ func (r *runner) runEmulated(ctx context.Context, class *policies.Lossless, p Pa
 	in := PathModelInput{
 		Ceiling: CeilingInput{LinkGbps: link, NetdevMTU: mtu, VLAN: vlan, RoCEv1: p.Server.NIC.RoCEMode == "v1",
 			Tool: r.cfg.Tool, MessageSize: r.cfg.MessageSize},
-		LossyHops: lossy,
-		Seconds:   r.cfg.Duration.Seconds(),
+		LossyHops:    lossy,
+		Seconds:      r.cfg.Duration.Seconds(),
+		SharePercent: share,
+		Background:   background,
 	}
 	res := PathModel(in)
 	if mtuShort {
@@ -172,6 +199,82 @@ func (r *runner) runEmulated(ctx context.Context, class *policies.Lossless, p Pa
 		pr.Notes = append(pr.Notes, "could not add the emulated counters to the lab hosts: "+err.Error())
 	}
 	return pr
+}
+
+// readShares reads each switch hop's queue share for the class's priority
+// and returns the smallest known one (0: none known). A source without
+// QueueShareReader, or one that fails, leaves the hop's share unknown and
+// says so.
+func (r *runner) readShares(ctx context.Context, class *policies.Lossless, hops []EmulatedHop) int {
+	least := 0
+	for i := range hops {
+		h := &hops[i]
+		if !strings.HasPrefix(h.Device, "switch.") {
+			continue
+		}
+		if class.Match.Kind == policies.MatchAll {
+			h.Share = "all-traffic class: no queue share"
+			continue
+		}
+		qs, ok := r.f.Switches[h.Device].(QueueShareReader)
+		if !ok {
+			h.Share = "unknown: this platform's queue share is not read"
+			continue
+		}
+		pct, where, err := qs.QueueShare(ctx, class.Priority)
+		switch {
+		case err != nil:
+			h.Share = "unknown: " + err.Error()
+		case pct <= 0:
+			h.Share = "unknown: " + where
+		default:
+			h.SharePercent, h.Share = pct, where
+			if least == 0 || pct < least {
+				least = pct
+			}
+		}
+	}
+	return least
+}
+
+// labBackground reads the lab's background load toward a lab host
+// (LabBackgroundFile): 0 when the lab declares none.
+func labBackground(h *policies.Host) (float64, error) {
+	b, err := os.ReadFile(filepath.Join(h.Root, LabBackgroundFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil || v < 0 || v > 1 {
+		return 0, fmt.Errorf("%s: %q is not a share between 0 and 1", filepath.Join(h.Root, LabBackgroundFile), strings.TrimSpace(string(b)))
+	}
+	return v, nil
+}
+
+// addQueueShares puts the queue shares the emulated probes read into the
+// report's versions (QueueShareKey), so a baseline keeps them and a later
+// run names a changed share. Each device's map is copied: it may be a
+// telemetry snapshot's.
+func addQueueShares(rep *Report) {
+	for _, p := range rep.Probes {
+		if p.Emulated == nil {
+			continue
+		}
+		for _, h := range p.Emulated.Hops {
+			if h.SharePercent <= 0 {
+				continue
+			}
+			m := map[string]string{}
+			for k, v := range rep.Versions[h.Device] {
+				m[k] = v
+			}
+			m[QueueShareKey(p.Class)] = strconv.Itoa(h.SharePercent) + "%"
+			rep.Versions[h.Device] = m
+		}
+	}
 }
 
 // pathHops reads each hop's state: the client's NIC, the switches the two

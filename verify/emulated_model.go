@@ -29,6 +29,17 @@ import "math"
 //
 //	G = (s·8/p) / T_event
 //
+// Queue share under contention: the switches schedule their egress
+// queues by weighted round robin, so a class is guaranteed the share s of
+// its queue (`bandwidth percent`) and may use whatever the other classes
+// leave. With other classes offering a share b of the link (the lab's
+// background load, 0 unless the lab declares one), the class gets
+//
+//	G ≤ C · max(s, 1 - b)
+//
+// and the model reports the guarantee s · C. Without contention (b = 0)
+// the share does not bind. An unknown share (s = 0) guarantees nothing.
+//
 // Calibration: ModelHopLossRate is the one free parameter. It is set so
 // that a 10 Gb/s RoCE v1 path (VLAN-tagged, MTU 9000, 64 KiB writes) with
 // one hop that does not pause the class gives the 30 Mb/s of the field
@@ -53,6 +64,12 @@ type PathModelInput struct {
 	LossyHops int
 	// Seconds is how long the stream runs (for the counters).
 	Seconds float64
+	// SharePercent is the smallest egress queue share (bandwidth percent)
+	// of the class on the path's switches; 0 when unknown.
+	SharePercent int
+	// Background is the share of the link (0-1) other classes offer at
+	// the same egress: the lab's declared background load, 0 for none.
+	Background float64
 }
 
 // PathModelResult is the model's answer.
@@ -70,6 +87,12 @@ type PathModelResult struct {
 	OutOfSequence uint64 `json:"out_of_sequence"` // packets the receiver saw out of sequence
 	NAKs          uint64 `json:"naks"`            // sequence-error NAKs the sender received
 	Timeouts      uint64 `json:"timeouts"`        // local ACK timeouts at the sender
+	// GuaranteedGbps is share × ceiling: what the class is guaranteed
+	// under full contention (omitted when the share is unknown).
+	GuaranteedGbps float64 `json:"guaranteed_gbps,omitempty"`
+	// ShareBinds: the background load left the class less than the
+	// stream would otherwise reach, so the queue share capped it.
+	ShareBinds bool `json:"share_binds,omitempty"`
 }
 
 // PathModel applies the model.
@@ -89,9 +112,18 @@ func PathModel(in PathModelInput) PathModelResult {
 	tPkt := wire * 8 / (in.Ceiling.LinkGbps * 1e9) // seconds per packet on the wire
 	out.Window = ModelTxDepth * n
 	secs := math.Max(in.Seconds, 0)
+	share := math.Min(math.Max(float64(in.SharePercent)/100, 0), 1)
+	if share > 0 {
+		out.GuaranteedGbps = share * c.Gbps
+	}
+	// avail is what the class's queue can have at the contended egress.
+	avail := c.Gbps * math.Max(share, 1-math.Min(math.Max(in.Background, 0), 1))
 	if in.LossyHops <= 0 {
 		out.Gbps = c.Gbps
-		out.Packets = uint64(secs / tPkt)
+		if avail < out.Gbps {
+			out.Gbps, out.ShareBinds = avail, true
+		}
+		out.Packets = uint64(secs / tPkt * out.Gbps / c.Gbps)
 		return out
 	}
 	p := 1 - math.Pow(1-ModelHopLossRate, float64(in.LossyHops))
@@ -100,6 +132,9 @@ func PathModel(in PathModelInput) PathModelResult {
 	event := (1/p)*tPkt + w*tPkt + pTO*ModelACKTimeoutSeconds
 	out.LossRate = p
 	out.Gbps = payload * 8 / p / event / 1e9
+	if avail < out.Gbps {
+		out.Gbps, out.ShareBinds = avail, true
+	}
 	events := secs / event
 	out.Packets = uint64(events / p)
 	out.NAKs = uint64(events)

@@ -98,3 +98,43 @@ func TestPathModelNoLink(t *testing.T) {
 		}
 	}
 }
+
+// TestPathModelQueueShare: the queue share binds only under contention —
+// G = C·max(s, 1−b) — and the guarantee s·C is reported whenever the
+// share is known.
+func TestPathModelQueueShare(t *testing.T) {
+	in := CeilingInput{LinkGbps: 100, NetdevMTU: 9000, VLAN: true, Tool: "ib_write_bw", MessageSize: 65536}
+	c := RoCECeiling(in).Gbps
+	for _, tc := range []struct {
+		name       string
+		share      int
+		background float64
+		hops       int
+		want       float64 // Gb/s; <0: the lossy model's value
+		binds      bool
+	}{
+		{"idle link, 50%", 50, 0, 0, c, false},
+		{"idle link, 10%", 10, 0, 0, c, false},
+		{"others take 90%, 50% share", 50, 0.9, 0, 0.5 * c, true},
+		{"others take 90%, 10% share", 10, 0.9, 0, 0.1 * c, true},
+		{"others take 30%, 10% share", 10, 0.3, 0, 0.7 * c, true},
+		{"others take 30%, 80% share", 80, 0.3, 0, 0.8 * c, true},
+		{"unknown share, others take 60%", 0, 0.6, 0, 0.4 * c, true},
+		{"background above 1 is clamped", 20, 1.5, 0, 0.2 * c, true},
+		{"lossy path stays lossy", 50, 0.9, 1, -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := PathModel(PathModelInput{Ceiling: in, LossyHops: tc.hops, SharePercent: tc.share, Background: tc.background, Seconds: 5})
+			want := tc.want
+			if want < 0 {
+				want = PathModel(PathModelInput{Ceiling: in, LossyHops: tc.hops, Seconds: 5}).Gbps
+			}
+			if math.Abs(got.Gbps-want) > 1e-9 || got.ShareBinds != tc.binds {
+				t.Errorf("G = %.4f (binds %v), want %.4f (binds %v)", got.Gbps, got.ShareBinds, want, tc.binds)
+			}
+			if g := float64(tc.share) / 100 * c; math.Abs(got.GuaranteedGbps-g) > 1e-9 {
+				t.Errorf("guaranteed %.4f, want share × ceiling = %.4f", got.GuaranteedGbps, g)
+			}
+		})
+	}
+}

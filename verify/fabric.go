@@ -42,6 +42,16 @@ type NICProber interface {
 	ProbeNIC(ctx context.Context, nic *policies.NIC, o perftest.Options) (*perftest.Result, error)
 }
 
+// QueueShareReader is implemented by switch sources that can read the
+// egress bandwidth share of the queue carrying a priority (providers/nxos:
+// the system output queuing policy). percent is 0 when the switch's
+// configuration does not say; where then says why. The lab's path model
+// uses it (docs/verify.md, "Queue share"); a source without it has an
+// unknown share.
+type QueueShareReader interface {
+	QueueShare(ctx context.Context, priority int) (percent int, where string, err error)
+}
+
 // Fabric is everything a verification run talks to.
 type Fabric struct {
 	Policy   *policies.Fabric

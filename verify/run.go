@@ -63,6 +63,7 @@ func Run(ctx context.Context, f Fabric, opts Options) (*Report, error) {
 			rep.Versions[addr] = d.Versions
 		}
 	}
+	addQueueShares(rep)
 	if opts.Baseline != nil {
 		rep.Checks = append(rep.Checks, Compare(rep, opts.Baseline, opts.tolerance())...)
 	}
