@@ -58,6 +58,7 @@ const (
 	hintCompletion = "work completions failed during the run (retries exceeded): packets are being dropped on the path — check PFC on every hop of the lossless class and the MTU"
 	hintThreshold  = "bandwidth was below the limit perftest was given (-w)"
 	hintRetry      = "the sender gave up after its retries (work completion status 12, transport retry counter exceeded): packets of the RoCE class are being dropped on the path — check that PFC is on for the class's priority on every switch port and NIC, that the MTU fits, and that the class's CoS/DSCP reach the no-drop queue (roce-verify's counters show where pause frames stop)"
+	hintLocalProt  = "a work completion failed with status 4 (local protection error): the adapter refused a buffer of this host (its memory registration or access rights), which is not packet loss on the network — check the device and memory flags of the run (for GPU memory, that peer-memory/GPUDirect RDMA works on this host), then rerun"
 	hintRNR        = "the receiver was not ready (work completion status 13, RNR retry counter exceeded): the server side did not post receives in time — check that the server process is still running and not starved of CPU"
 )
 
@@ -88,6 +89,8 @@ func signatures() []signature {
 		{"transport retry counter exceeded", ClassRetryExceeded, hintRetry},
 		{"Failed status 13:", ClassRetryExceeded, hintRNR},
 		{"RNR retry counter exceeded", ClassRetryExceeded, hintRNR},
+		{"Failed status 4:", ClassUnknown, hintLocalProt},                     // perftest before 2025: " Failed status 4: wr_id 0 syndrom 0x51"
+		{"Failed status-local protection error", ClassUnknown, hintLocalProt}, // since perftest c7f9e40: " Failed status-local protection error (4): …"
 		{"Completion with error", ClassUnknown, hintCompletion},
 	}
 }

@@ -34,6 +34,10 @@ func TestClassify(t *testing.T) {
 		{"", "fail_gid_type.stderr", 1, ClassGIDType, "RoCE version", "Incompatibility issue with GID types"},
 		{"rdma_cm_gbps.txt", "fail_threshold.stderr", 1, ClassThreshold, "-w", "below bw limit"},
 		{"rdma_cm_gbps.txt", "", 0, "", "", ""},
+		// Real pastes (sources in testdata/README.md).
+		{"", "fail_status12_send_bw.stderr", 1, ClassRetryExceeded, "PFC is on for the class's priority", "Failed status 12: wr_id 0 syndrom 0x81"},
+		{"", "fail_status4_local_protection.stderr", 1, ClassUnknown, "not packet loss on the network", "Failed status 4: wr_id 0 syndrom 0x51"},
+		{"", "fail_connect_refused.stderr", 1, ClassConnect, "TCP rendezvous port", "Couldn't connect to 192.168.125.211:18515"},
 	}
 	for _, tc := range tests {
 		name := tc.stderr
@@ -58,6 +62,23 @@ func TestClassify(t *testing.T) {
 				t.Errorf("Error() %q does not name the class", f.Error())
 			}
 		})
+	}
+}
+
+// perftest since commit c7f9e40 (2025-08-31) names the work completion
+// status in words: " Failed status-%s (%d): wr_id %d syndrom 0x%x" with
+// ibv_wc_status_str (src/perftest_resources.h). Both spellings classify
+// alike.
+func TestClassifyDescriptiveStatus(t *testing.T) {
+	for _, tc := range []struct{ line, class, hint string }{
+		{" Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81", ClassRetryExceeded, "status 12"},
+		{" Failed status-RNR retry counter exceeded (13): wr_id 0 syndrom 0x0", ClassRetryExceeded, "status 13"},
+		{" Failed status-local protection error (4): wr_id 0 syndrom 0x51", ClassUnknown, "status 4"},
+	} {
+		f := Classify("", " Completion with error at client\n"+tc.line+"\n scnt=128, ccnt=0\n", 1)
+		if f == nil || f.Class != tc.class || !strings.Contains(f.Hint, tc.hint) {
+			t.Errorf("%q classified as %+v, want %s with a hint naming %q", tc.line, f, tc.class, tc.hint)
+		}
 	}
 }
 
