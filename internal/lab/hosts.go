@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/rocefabric/roce/nics"
 	"github.com/rocefabric/roce/policies"
+	"github.com/rocefabric/roce/verify"
 )
 
 // hostNet is the lab's host side: one namespace per host, each with a veth
@@ -72,6 +74,9 @@ func startHosts(ctx context.Context, dir, id string, fab *policies.Fabric, topo 
 		spec.Netns = hn.netns[h.Name]    // the only namespace its real netdevs may be reached from
 		if err := nics.SeedLab(root, spec); err != nil {
 			return nil, fmt.Errorf("host %s: seeding its simulated RDMA device: %w", h.Name, err)
+		}
+		if err := writeBackground(root, topo.Hosts[h.Name]); err != nil {
+			return nil, fmt.Errorf("host %s: %w", h.Name, err)
 		}
 	}
 	return hn, nil
@@ -183,4 +188,17 @@ func labSpec(h *policies.Host, sim HostSim) nics.LabSpec {
 		spec.NICs = append(spec.NICs, ln)
 	}
 	return spec
+}
+
+// writeBackground declares the lab's background load toward a host for
+// the emulated RDMA path (verify.LabBackgroundFile): lab.json's
+// background_load, a share of the link between 0 and 1.
+func writeBackground(root string, sim HostSim) error {
+	if sim.BackgroundLoad == 0 {
+		return nil
+	}
+	if sim.BackgroundLoad < 0 || sim.BackgroundLoad > 1 {
+		return fmt.Errorf("lab.json: background_load %g is not a share of the link between 0 and 1", sim.BackgroundLoad)
+	}
+	return os.WriteFile(filepath.Join(root, verify.LabBackgroundFile), []byte(strconv.FormatFloat(sim.BackgroundLoad, 'g', -1, 64)+"\n"), 0o644)
 }

@@ -39,6 +39,10 @@ type HostSim struct {
 	RDMADevice string `json:"rdma_device"`
 	FWVersion  string `json:"fw_version"`
 	RateGbps   int    `json:"rate_gbps"`
+	// BackgroundLoad is the share of the link toward the host (0-1) that
+	// other traffic classes keep busy, for the emulated RDMA path's queue
+	// share model (docs/verify.md); 0: the probe has the links alone.
+	BackgroundLoad float64 `json:"background_load,omitempty"`
 }
 
 // LoadTopology reads DIR/lab.json.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocefabric/roce/verify"
 )
 
 // TestControlSocketUpgrades: a running lab takes upgrades over its control
@@ -80,4 +82,43 @@ func labWithControl(t *testing.T) (ctx context.Context, dir string, l *Lab, stop
 		t.Fatal(err)
 	}
 	return ctx, dir, l, stop
+}
+
+// TestWriteBackground: lab.json's background_load lands in the host tree
+// where the emulated RDMA path reads it; none writes nothing; a value that
+// is not a share of the link is refused with the field named.
+func TestWriteBackground(t *testing.T) {
+	for _, tc := range []struct {
+		load    float64
+		want    string // file content; "" = no file
+		wantErr string
+	}{
+		{0, "", ""},
+		{0.9, "0.9\n", ""},
+		{1, "1\n", ""},
+		{1.5, "", "background_load 1.5 is not a share"},
+		{-0.1, "", "background_load -0.1 is not a share"},
+	} {
+		root := t.TempDir()
+		err := writeBackground(root, HostSim{BackgroundLoad: tc.load})
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%g: %v, want %q", tc.load, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(root, verify.LabBackgroundFile))
+		if tc.want == "" {
+			if !os.IsNotExist(err) {
+				t.Errorf("%g: wrote %q, want no file", tc.load, b)
+			}
+			continue
+		}
+		if string(b) != tc.want {
+			t.Errorf("%g: wrote %q (%v), want %q", tc.load, b, err, tc.want)
+		}
+	}
 }
