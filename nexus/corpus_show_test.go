@@ -451,6 +451,20 @@ func TestCorpusShowQueuing(t *testing.T) {
 		{"mierdin-queuing-n5596-eth1-35.txt", "Ethernet1/35", QueuingGroup{QoSGroup: 4, Direction: "RX", DropType: "drop", MTU: 1500,
 			RxPause: "Inactive", TxPause: "Inactive", QSize: 22720}},
 	}
+	// The Nexus 5000 troubleshooting guide's example: columns collapsed to
+	// single blanks, the pause status wrapped after "Tx", TX and RX both.
+	for variant, text := range noisy(corpusShow(t, "cisco-n5k-ts-guide-queuing-eth1-1.txt")) {
+		got, err := ParseShowQueuing(text)
+		want := []QueuingInterface{{Interface: "Ethernet1/1", Groups: []QueuingGroup{
+			{QoSGroup: 0, Direction: "TX", Bandwidth: 50},
+			{QoSGroup: 1, Direction: "TX", Bandwidth: 50},
+			{QoSGroup: 0, Direction: "RX", DropType: "drop", MTU: 1600, RxPause: "Inactive", TxPause: "Inactive", QSize: 243200},
+			{QoSGroup: 1, Direction: "RX", DropType: "no-drop", MTU: 2240, RxPause: "Inactive", TxPause: "Inactive", QSize: 76800},
+		}}}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("troubleshooting guide sample (%s): %+v %v", variant, got, err)
+		}
+	}
 	for _, tt := range tests {
 		for variant, text := range noisy(corpusShow(t, tt.file)) {
 			t.Run(tt.file+"/"+variant, func(t *testing.T) {
