@@ -34,6 +34,9 @@ func (sw *Switch) addClientCommands(t *cmdNode) {
 		}
 		return s.sw.showInterface(names), nil
 	})
+	pmi := func(s *session, a []string) (string, error) { return s.sw.showPolicyMapInterface(a) }
+	t.add("show policy-map interface", pmi)
+	t.add("show policy-map interface <args...>", pmi)
 	for _, typ := range []string{"", nexus.TypeQoS, nexus.TypeNetworkQoS, nexus.TypeQueuing} {
 		typ := typ
 		cm := func(s *session, a []string) (string, error) { return s.sw.showClassMaps(typ, first(a)) }
