@@ -509,3 +509,30 @@ func TestCorpusShowInterface7000TechNote(t *testing.T) {
 		})
 	}
 }
+
+// Short real `show interface` answers: a Nexus 5548UP FEX port printed
+// with a leading blank and only its state line, and a UCS fabric
+// interconnect port-channel whose body the author cut to "....." — the
+// state still reads.
+func TestCorpusShowInterfaceShortAnswers(t *testing.T) {
+	tests := []struct {
+		file string
+		want InterfaceStatus
+	}{
+		{"mierdin-interface-n5548-fex-inactive.txt", InterfaceStatus{Name: "Ethernet100/1/48", State: "down", Reason: "inactive"}},
+		{"mierdin-interface-ucs-fi-po1281.txt", InterfaceStatus{Name: "port-channel1281", Up: true, State: "up"}},
+	}
+	for _, tt := range tests {
+		for variant, text := range noisy(corpusShow(t, tt.file)) {
+			t.Run(tt.file+"/"+variant, func(t *testing.T) {
+				got, err := ParseShowInterface(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 1 || got[0] != tt.want {
+					t.Fatalf("got %+v, want %+v", got, tt.want)
+				}
+			})
+		}
+	}
+}

@@ -31,7 +31,7 @@ type InterfaceStatus struct {
 }
 
 var (
-	reIfHead    = regexp.MustCompile(`^(\S+) is (up|down|administratively down)(?:\s*\(([^)]*)\))?(?:,.*)?\s*$`)
+	reIfHead    = regexp.MustCompile(`^\s*(\S*\d\S*) is (up|down|administratively down)(?:\s*\(([^)]*)\))?(?:,.*)?\s*$`)
 	reIfHW      = regexp.MustCompile(`^\s*Hardware(?::|\s+is)\s+([^,]+?)(?:,\s+address(?::|\s+is)\s+(\S+))?(?:\s+\(bia\s+\S+\))?\s*$`)
 	reIfDescr   = regexp.MustCompile(`^\s*(?:Port )?[Dd]escription(?::| is)\s*(.*?)\s*$`)
 	reIfMTU     = regexp.MustCompile(`^\s*MTU\s+(\d+)\s+bytes`)
