@@ -170,3 +170,28 @@ func TestCorpusConfigsCheck5000(t *testing.T) {
 		}
 	}
 }
+
+// Microsoft's published switch configuration for RDMA (SMB Direct) on a
+// Nexus: its own no-drop class RDMA matches CoS 3. A roce class on CoS 3
+// must be refused naming that class; on another CoS it plans beside it,
+// and the foreign class keeps its place and its pause no-drop.
+func TestCorpusForeignRDMAClass(t *testing.T) {
+	cfg := corpusConfigs(t)["msdocs-n3132-rdma-flat.cfg"]
+	cur, err := Parse(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := withPriority(intentFor(t, "nexus5000", "cos", ""), 3)
+	if _, err := Render(in, cur); err == nil || !strings.Contains(err.Error(), "overlaps class RDMA of policy-map QOS_MARKING") {
+		t.Fatalf("a roce class on the CoS of Microsoft's RDMA class: %v, want the overlap refused", err)
+	}
+	in = withPriority(in, 4)
+	des, err := Render(in, cur)
+	if err != nil {
+		t.Fatalf("render on CoS 4: %v", err)
+	}
+	nq := des.PolicyMap(TypeNetworkQoS, attached(des, TypeNetworkQoS, ""))
+	if nq == nil || nq.Class("RDMA") == nil || !strings.Contains(strings.Join(nq.Class("RDMA").Actions, "\n"), "pause no-drop") {
+		t.Fatalf("the attached network-qos policy lost class RDMA's pause no-drop:\n%v", nq)
+	}
+}
