@@ -13,6 +13,7 @@ import (
 // values it takes from its environment fallback.
 var gnmiSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "arista_no_drop_bit_order"}, {Name: "origin"}, {Name: "commit_confirm"}, {Name: "commit_rollback"},
+	{Name: "encoding"}, {Name: "require_models"},
 }}
 
 // MinGNMICommitRollback is the shortest commit_rollback accepted: the
@@ -24,6 +25,7 @@ var (
 	gnmiBitOrders    = []string{"lsb0", "msb0"}
 	gnmiSONiCOrigins = []string{"sonic_db", "sonic-db"}
 	gnmiCommitModes  = []string{GNMICommitAuto, GNMICommitOn, GNMICommitOff}
+	gnmiEncodings    = []string{"json_ietf", "json"}
 	gnmiOriginNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
 )
 
@@ -78,6 +80,14 @@ func (l *loader) decodeGNMISettings(b *hcl.Block, ctx *hcl.EvalContext, what, pr
 			r.attrError("commit_rollback", "Rollback timer without commit-confirmed",
 				fmt.Sprintf("%s: commit_rollback is the commit-confirmed timer, but commit_confirm = \"off\"; remove one of them.", r.what))
 		}
+	}
+	if r.str("encoding", &g.Encoding) && !containsString(gnmiEncodings, g.Encoding) {
+		r.attrError("encoding", "Unknown gNMI encoding",
+			fmt.Sprintf("%s: encoding = %q; use \"json_ietf\" or \"json\" to override what the target's Capabilities advertise, or remove it to follow them.", r.what, g.Encoding))
+	}
+	var require bool
+	if r.boolean("require_models", &require) {
+		g.RequireModels = &require
 	}
 	l.record(g, r)
 	return g

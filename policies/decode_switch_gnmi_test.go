@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,6 +35,10 @@ var gnmiBlockBadCases = []badCase{
 		want: "commit_rollback = 500ms; the target would undo the commit before it can be verified", pos: "main.hcl:6:5"},
 	{name: "rollback with commit-confirmed off", src: gnmiSwitch("sonic", "    commit_confirm  = \"off\"\n    commit_rollback = \"2m\"\n"),
 		want: `commit_rollback is the commit-confirmed timer, but commit_confirm = "off"`, pos: "main.hcl:7:5"},
+	{name: "unknown encoding", src: gnmiSwitch("sonic", "    encoding = \"proto\"\n"),
+		want: `encoding = "proto"; use "json_ietf" or "json"`, pos: "main.hcl:6:5"},
+	{name: "require_models not a bool", src: gnmiSwitch("arista", "    require_models = \"no\"\n"),
+		want: `require_models`, pos: "main.hcl:6:22"},
 	{name: "unknown attribute", src: gnmiSwitch("sonic", "    bit_order = \"lsb0\"\n"),
 		want: `An argument named "bit_order" is not expected here`, pos: "main.hcl:6:5"},
 	{name: "gnmi block on a Nexus", src: "switch \"s\" {\n  platform    = \"nexus5000\"\n  address     = \"10.0.0.1\"\n  credentials = \"c\"\n  gnmi {\n    commit_confirm = \"off\"\n  }\n}\n" + losslessCoS4 + tailCreds + tailHost,
@@ -92,6 +97,8 @@ switch "eos" {
   address  = "eos.example:6030"
   gnmi {
     arista_no_drop_bit_order = "msb0"
+    encoding                 = "json"
+    require_models           = false
   }
 }
 switch "srl" {
@@ -119,7 +126,7 @@ host "h" {
 	want := map[string]GNMISettings{
 		"old": {Origin: str("sonic-db"), CommitConfirm: GNMICommitOff},
 		"new": {Origin: str("sonic_db"), CommitConfirm: GNMICommitOn, CommitRollback: 90 * time.Second},
-		"eos": {AristaNoDropBitOrder: "msb0"},
+		"eos": {AristaNoDropBitOrder: "msb0", Encoding: "json", RequireModels: new(false)},
 		"srl": {Origin: str("")},
 	}
 	for _, sw := range f.Switches {
@@ -136,6 +143,7 @@ host "h" {
 			continue
 		}
 		if g.AristaNoDropBitOrder != w.AristaNoDropBitOrder || g.CommitConfirm != w.CommitConfirm || g.CommitRollback != w.CommitRollback ||
+			g.Encoding != w.Encoding || fmt.Sprint(derefBool(g.RequireModels)) != fmt.Sprint(derefBool(w.RequireModels)) ||
 			(g.Origin == nil) != (w.Origin == nil) || (g.Origin != nil && *g.Origin != *w.Origin) {
 			t.Errorf("switch %s: GNMI = %+v (origin %v), want %+v (origin %v)", sw.Name, *g, deref(g.Origin), w, deref(w.Origin))
 		}
@@ -143,6 +151,13 @@ host "h" {
 			t.Errorf("switch %s: gnmi block without a position", sw.Name)
 		}
 	}
+}
+
+func derefBool(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return *b
 }
 
 func deref(s *string) any {

@@ -252,6 +252,12 @@ type GNMISettings struct {
 	// CommitRollback is how long the target waits for the confirm before it
 	// undoes an unconfirmed commit.
 	CommitRollback time.Duration
+	// Encoding overrides the encoding chosen from the target's
+	// Capabilities: "json_ietf" or "json" ("" = from Capabilities).
+	Encoding string
+	// RequireModels false plans a target whose Capabilities lack a model
+	// the profile needs, with a warning (nil = required).
+	RequireModels *bool
 
 	DeclRange hcl.Range
 }

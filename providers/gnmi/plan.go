@@ -103,6 +103,14 @@ func (t *target) settingFacts() map[string]string {
 	for k, v := range t.opts.Settings.Effective(t.prof.Name()) {
 		f[settingFactPrefix+k] = v
 	}
+	// Recorded only when set, so plans saved before these settings existed
+	// still match a target that does not set them.
+	if t.opts.Encoding != "" {
+		f[settingFactPrefix+"encoding"] = t.opts.Encoding
+	}
+	if t.opts.AllowMissingModels {
+		f[settingFactPrefix+"require_models"] = "false"
+	}
 	return f
 }
 

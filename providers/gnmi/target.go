@@ -8,6 +8,7 @@ package gnmi
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,7 +50,21 @@ type Options struct {
 	Settings       profiles.Settings
 	CommitConfirm  string
 	CommitRollback time.Duration
+	// Encoding overrides the encoding chosen from Capabilities:
+	// EncodingJSONIETF or EncodingJSON ("" = JSON_IETF if advertised, else
+	// JSON).
+	Encoding string
+	// AllowMissingModels turns the refusal of a target whose Capabilities
+	// do not list a model the profile needs into a warning (policy
+	// require_models = false).
+	AllowMissingModels bool
 }
+
+// Encoding overrides (the gnmi { } block's encoding).
+const (
+	EncodingJSONIETF = "json_ietf"
+	EncodingJSON     = "json"
+)
 
 // target is one gNMI switch.
 type target struct {
@@ -186,7 +201,23 @@ func withPolicy(sw *policies.Switch, o Options) (Options, error) {
 		}
 		o.CommitRollback = g.CommitRollback
 	}
+	if g.Encoding != "" {
+		if err := checkEncoding(g.Encoding); err != nil {
+			return bad("encoding", g.Encoding, err)
+		}
+		o.Encoding = g.Encoding
+	}
+	if g.RequireModels != nil {
+		o.AllowMissingModels = !*g.RequireModels
+	}
 	return o, nil
+}
+
+func checkEncoding(e string) error {
+	if e != EncodingJSONIETF && e != EncodingJSON {
+		return fmt.Errorf("encoding %q: want %s or %s", e, EncodingJSONIETF, EncodingJSON)
+	}
+	return nil
 }
 
 // NewWithOptions builds a target from o, overridden by the switch's
@@ -216,6 +247,11 @@ func NewWithOptions(env plan.Env, sw *policies.Switch, o Options) (plan.Target, 
 	}
 	if o.CommitRollback <= 0 {
 		o.CommitRollback = DefaultCommitRollback
+	}
+	if o.Encoding != "" {
+		if err := checkEncoding(o.Encoding); err != nil {
+			return nil, fmt.Errorf("switch.%s: %w", sw.Name, err)
+		}
 	}
 	if sw.Profile != "auto" {
 		if _, err := profiles.New(sw.Profile, o.Settings); err != nil {
@@ -308,13 +344,15 @@ func (t *target) connect(ctx context.Context) error {
 		}
 		return fmt.Errorf("%s: gNMI Capabilities from %s: %w", t.Address(), t.sw.Address, err)
 	}
-	enc, err := chooseEncoding(caps.GetSupportedEncodings())
+	enc, err := chooseEncoding(caps.GetSupportedEncodings(), t.opts.Encoding)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.Address(), err)
 	}
 	var models []string
+	var advertised []profiles.Model
 	for _, m := range caps.GetSupportedModels() {
 		models = append(models, m.GetName())
+		advertised = append(advertised, profiles.Model{Name: m.GetName(), Organization: m.GetOrganization(), Version: m.GetVersion()})
 	}
 	name := t.sw.Profile
 	if name == "auto" {
@@ -324,9 +362,9 @@ func (t *target) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.Address(), err)
 	}
-	var warnings []string
-	if miss := profiles.MissingModels(prof, models); len(miss) > 0 {
-		warnings = append(warnings, fmt.Sprintf("profile %s expects models %v that the target does not advertise; Set may be refused", name, miss))
+	warnings, err := t.checkModels(prof, advertised)
+	if err != nil {
+		return err
 	}
 	commitOK := false
 	for _, e := range caps.GetExtension() {
@@ -338,8 +376,38 @@ func (t *target) connect(ctx context.Context) error {
 	return nil
 }
 
-// chooseEncoding prefers JSON_IETF, then JSON.
-func chooseEncoding(encs []gpb.Encoding) (gpb.Encoding, error) {
+// checkModels holds the models the target's Capabilities list against the
+// ones the profile needs: a missing model refuses the target (a warning
+// with require_models = false), an older version is a warning.
+func (t *target) checkModels(prof profiles.Profile, advertised []profiles.Model) ([]string, error) {
+	c := profiles.CheckModels(prof, advertised)
+	var warnings []string
+	if len(c.Missing) > 0 {
+		var need []string
+		for _, m := range c.Missing {
+			need = append(need, fmt.Sprintf("%s (%s, pinned version %s)", m.Name, m.Organization, m.Version))
+		}
+		msg := fmt.Sprintf("the target's Capabilities do not list %s, which profile %s writes; a Set would be refused", strings.Join(need, ", "), prof.Name())
+		if !t.opts.AllowMissingModels {
+			return nil, fmt.Errorf("%s: %s. Check the profile and the switch's software release; if the target has the model but does not advertise it, set require_models = false in the switch's gnmi { } block", t.Address(), msg)
+		}
+		warnings = append(warnings, msg+" (require_models = false: planned anyway)")
+	}
+	for _, o := range c.Older {
+		warnings = append(warnings, fmt.Sprintf("profile %s: the target advertises %s; an older model may refuse or ignore a leaf roce writes", prof.Name(), o))
+	}
+	return warnings, nil
+}
+
+// chooseEncoding picks the policy's override, else JSON_IETF, else JSON
+// from what the target advertises.
+func chooseEncoding(encs []gpb.Encoding, override string) (gpb.Encoding, error) {
+	switch override {
+	case EncodingJSONIETF:
+		return gpb.Encoding_JSON_IETF, nil
+	case EncodingJSON:
+		return gpb.Encoding_JSON, nil
+	}
 	for _, want := range []gpb.Encoding{gpb.Encoding_JSON_IETF, gpb.Encoding_JSON} {
 		for _, e := range encs {
 			if e == want {
@@ -347,7 +415,7 @@ func chooseEncoding(encs []gpb.Encoding) (gpb.Encoding, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("target supports neither JSON_IETF nor JSON encoding (advertises %v)", encs)
+	return 0, fmt.Errorf("the target advertises neither JSON_IETF nor JSON encoding (it advertises %v); if it accepts one anyway, set encoding = %q (or %q) in the switch's gnmi { } block", encs, EncodingJSONIETF, EncodingJSON)
 }
 
 // useCommit: the policy's on/off wins; auto follows what the target's

@@ -33,12 +33,18 @@ func (p *ocProfile) Name() string {
 
 func (p *ocProfile) kind() string { return "gnmi/" + p.Name() }
 
-func (p *ocProfile) Models() []string {
-	m := []string{"openconfig-interfaces", "openconfig-qos"}
+// Models: the openconfig-version of the pinned files (openconfig/public at
+// 94f58962 for openconfig; aristanetworks/yang EOS-4.36.1F for arista,
+// whose openconfig-qos is Arista's older 2.0.1).
+func (p *ocProfile) Models() []Model {
+	const oc = "OpenConfig working group"
 	if p.arista {
-		m = append(m, "arista-qos-augments")
+		return []Model{
+			{"openconfig-interfaces", oc, "3.8.1"}, {"openconfig-qos", oc, "2.0.1"},
+			{"arista-qos-augments", "Arista Networks, Inc.", "0.0.4"},
+		}
 	}
-	return m
+	return []Model{{"openconfig-interfaces", oc, "3.8.1"}, {"openconfig-qos", oc, "2.2.0"}}
 }
 
 var ocKeys = keyTable{

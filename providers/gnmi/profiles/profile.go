@@ -160,8 +160,9 @@ type Desired struct {
 type Profile interface {
 	// Name is "openconfig", "arista", "sonic" or "srlinux".
 	Name() string
-	// Models are the model names Capabilities must list for this profile.
-	Models() []string
+	// Models are the models Capabilities must list for this profile, at
+	// the versions its payloads are validated against.
+	Models() []Model
 	// Render turns the classes into objects, or says why it cannot.
 	Render(in Input) (*Desired, error)
 	// Collections lists where owned entries may be, for these interfaces.
@@ -199,13 +200,14 @@ func New(name string, s Settings) (Profile, error) {
 	return nil, fmt.Errorf("unknown gNMI profile %q (want openconfig, arista, sonic, srlinux or auto)", name)
 }
 
-// Detect picks a profile from the models a target advertises: the Arista
-// augment means arista, sonic-* models sonic, srl_nokia-* srlinux, anything
-// else openconfig.
+// Detect picks a profile from the models a target advertises (module
+// names, or SR Linux's "urn:...:module" form): the Arista augment means
+// arista, sonic-* models sonic, srl_nokia-* srlinux, anything else
+// openconfig.
 func Detect(models []string) string {
 	has := func(pred func(string) bool) bool {
 		for _, m := range models {
-			if pred(m) {
+			if pred(ModelName(m)) {
 				return true
 			}
 		}
@@ -220,21 +222,6 @@ func Detect(models []string) string {
 		return policies.ProfileSRLinux
 	}
 	return policies.ProfileOpenConfig
-}
-
-// MissingModels returns the profile's required models the target lacks.
-func MissingModels(p Profile, advertised []string) []string {
-	have := map[string]bool{}
-	for _, m := range advertised {
-		have[m] = true
-	}
-	var out []string
-	for _, m := range p.Models() {
-		if !have[m] {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // keyTable is a KeysOf backed by joined element names.
@@ -294,11 +281,12 @@ func checkCommon(kind string, in Input) error {
 	if len(in.Classes) > 0 && len(in.Interfaces) == 0 {
 		return fmt.Errorf("%s: switch %s carries lossless classes but lists no interfaces", kind, in.Switch)
 	}
-	// The rule validate applies (platforms.CheckInterfaceName) includes
-	// this: a wildcard, a delimiter or a 5,000-character name never
-	// reaches a gNMI path, whatever the caller skipped.
+	// The rule validate applies, so plan and validate agree on every name,
+	// and a wildcard, a delimiter, a 5,000-character name or a port of
+	// another platform's shape never reaches a gNMI path, whatever the
+	// caller skipped.
 	for _, ifc := range in.Interfaces {
-		if err := platforms.CheckInterfaceChars(kind, ifc); err != nil {
+		if err := platforms.CheckInterfaceName(kind, ifc); err != nil {
 			return fmt.Errorf("%s: switch %s: %w", kind, in.Switch, err)
 		}
 	}

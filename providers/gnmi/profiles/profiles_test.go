@@ -3,6 +3,7 @@ package profiles
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,6 +150,7 @@ func TestDetect(t *testing.T) {
 		{[]string{"openconfig-qos", "arista-qos-augments"}, "arista"},
 		{[]string{"sonic-port", "openconfig-qos"}, "sonic"},
 		{[]string{"srl_nokia-qos"}, "srlinux"},
+		{[]string{"urn:srl_nokia/qos:srl_nokia-qos"}, "srlinux"}, // as SR Linux lists it
 		{[]string{"openconfig-qos"}, "openconfig"},
 		{nil, "openconfig"},
 	}
@@ -158,8 +160,8 @@ func TestDetect(t *testing.T) {
 		}
 	}
 	p, _ := New("arista", Settings{})
-	if m := MissingModels(p, []string{"openconfig-qos"}); strings.Join(m, ",") != "openconfig-interfaces,arista-qos-augments" {
-		t.Errorf("missing = %v", m)
+	if c := CheckModels(p, []Model{{Name: "openconfig-qos", Version: "2.0.1"}}); fmt.Sprint(c.Missing) != "[openconfig-interfaces 3.8.1 arista-qos-augments 0.0.4]" || c.Older != nil {
+		t.Errorf("check = %+v", c)
 	}
 }
 

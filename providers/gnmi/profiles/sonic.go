@@ -34,7 +34,13 @@ const (
 
 func (p *sonicProfile) Name() string { return policies.ProfileSONiC }
 
-func (p *sonicProfile) Models() []string { return []string{"sonic-port-qos-map", "sonic-wred-profile"} }
+// Models: sonic-gnmi serves the CONFIG_DB paths (origin sonic-db) through
+// its mixed DB client, which advertises one model for them: sonic-db,
+// organization SONiC, version 0.1.0 (sonic-net/sonic-gnmi
+// sonic_data_client/mixed_db_client.go, supportedModels, at 5ec1c20b).
+// The sonic-yang modules (sonic-port-qos-map, ...) are listed only by
+// builds with the translib models, so they are not required.
+func (p *sonicProfile) Models() []Model { return []Model{{"sonic-db", "SONiC", "0.1.0"}} }
 
 func (p *sonicProfile) KeysOf([]string) []string { return nil } // CONFIG_DB has tables, not lists
 

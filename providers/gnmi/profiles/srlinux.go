@@ -39,7 +39,13 @@ func srlSubinterfaceID(port string) string { return fmt.Sprintf("%s.%d", port, s
 
 func (p *srlProfile) Name() string { return policies.ProfileSRLinux }
 
-func (p *srlProfile) Models() []string { return []string{"srl_nokia-qos", "srl_nokia-interfaces"} }
+// Models: SR Linux advertises its modules as "urn:srl_nokia/qos:srl_nokia-qos",
+// organization Nokia, version the module's revision date
+// (srl-labs/learn-srlinux docs/get-started.md, gnmic capabilities); the
+// pinned release is v25.3.1, revision 2025-03-31.
+func (p *srlProfile) Models() []Model {
+	return []Model{{"srl_nokia-qos", "Nokia", "2025-03-31"}, {"srl_nokia-interfaces", "Nokia", "2025-03-31"}}
+}
 
 var srlKeys = keyTable{
 	"interface":                               {"name"},
