@@ -58,3 +58,19 @@ func KindFromVersion(v Version) (string, error) {
 	}
 	return "", fmt.Errorf("nexus: show version reports platform %q, which is neither a Nexus 5000 nor a Nexus 7000", p)
 }
+
+// PipelinedPush says whether a configuration push to this platform, at
+// this NX-OS version, may write its lines in groups (pasted) instead of
+// one per round trip (docs/nxos.md#pipelined), and why. Pasting rests on
+// the CLI reading a terminal line by line, in order, and on PushGroups'
+// proof that no line acts in a mode the plan does not put it in; neither
+// depends on the release on the 5000 or the 7000 as far as public sources
+// say. A row says false where that is known not to hold; the caller then
+// sends one line per round trip.
+func (p Platform) PipelinedPush(osVersion string) (bool, string) {
+	switch p.Kind {
+	case "nexus5000", "nexus7000":
+		return true, "the CLI takes pasted lines in order, on every release as far as public sources say (docs/nxos.md#pipelined)"
+	}
+	return false, "no pipelining row for " + p.Kind
+}

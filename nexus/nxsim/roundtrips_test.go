@@ -13,13 +13,7 @@ import (
 // previous answer, as a terminal shows pasted input.
 func TestRoundTripsCountTurnsNotLines(t *testing.T) {
 	srv := startServer(t, Options{})
-	c, err := dialSSH(t, srv, "admin", "admin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sh := openShell(t, c)
-	sh.waitFor(t, "sw1# ")
+	sh := shellAtPrompt(t, srv)
 	sw := srv.Switch()
 	r0, l0 := sw.RoundTrips(), sw.LinesHandled()
 
@@ -79,13 +73,7 @@ func waitPrompts(t *testing.T, sh *shell, n int) string {
 // a refused one still run (docs/nxos.md, "Commands written together").
 func TestPastedLinesGoOnAfterARefusedOne(t *testing.T) {
 	srv := startServer(t, Options{})
-	c, err := dialSSH(t, srv, "admin", "admin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sh := openShell(t, c)
-	sh.waitFor(t, "sw1# ")
+	sh := shellAtPrompt(t, srv)
 	io.WriteString(sh.in, "configure terminal\rno-such-command 1\rsystem qos\rend\r")
 	screen := waitPrompts(t, sh, 5)
 	refused := strings.Index(screen, "% Invalid command")
@@ -93,4 +81,69 @@ func TestPastedLinesGoOnAfterARefusedOne(t *testing.T) {
 	if refused < 0 || after < refused {
 		t.Errorf("want the refusal, then the next pasted lines run (system qos, end):\n%q", screen)
 	}
+}
+
+// TestPastedBodyOfARefusedModeLineLandsInTheModeBefore: the hazard a
+// pipelined push must avoid (docs/nxos.md#pipelined). A refused
+// mode-entering line leaves the session where it was, so the pasted lines
+// meant for its mode run there: here `interface Ethernet1/2` is refused
+// and the `priority-flow-control mode off` meant for it changes
+// Ethernet1/1, while the lines after it go on.
+func TestPastedBodyOfARefusedModeLineLandsInTheModeBefore(t *testing.T) {
+	srv := startServer(t, Options{Faults: Faults{RejectCommand: "interface Ethernet1/2"}})
+	sh := shellAtPrompt(t, srv)
+	r0 := srv.Switch().RoundTrips()
+	io.WriteString(sh.in, "configure terminal\rinterface Ethernet1/1\rpriority-flow-control mode on\rinterface Ethernet1/2\rpriority-flow-control mode off\rend\r")
+	screen := waitPrompts(t, sh, 6)
+	if got := srv.Switch().RoundTrips() - r0; got != 1 {
+		t.Errorf("six pasted lines: %d round trips, want 1", got)
+	}
+	want := "sw1(config-if)# interface Ethernet1/2\r\n"
+	refused := strings.Index(screen, want)
+	if refused < 0 || !strings.Contains(screen[refused:], "% Invalid command") ||
+		!strings.Contains(screen[refused:], "sw1(config-if)# priority-flow-control mode off\r\n") ||
+		!strings.Contains(screen[refused:], "sw1(config-if)# end\r\n") {
+		t.Fatalf("want the refusal, then the body and end still run in config-if:\n%q", screen)
+	}
+	running := srv.Switch().RunningConfig()
+	e1 := section(running, "interface Ethernet1/1")
+	if !strings.Contains(e1, "priority-flow-control mode off") {
+		t.Errorf("the body of the refused interface line did not land on Ethernet1/1:\n%s", e1)
+	}
+	if e2 := section(running, "interface Ethernet1/2"); strings.Contains(e2, "priority-flow-control") {
+		t.Errorf("Ethernet1/2 changed although its interface line was refused:\n%s", e2)
+	}
+}
+
+// section is the block of running that starts with header (its indented
+// lines), or "".
+func section(running, header string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.Split(running, "\n") {
+		switch {
+		case l == header:
+			in = true
+		case in && strings.HasPrefix(l, " "):
+		default:
+			in = false
+		}
+		if in {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// shellAtPrompt logs in as admin and waits for the exec prompt.
+func shellAtPrompt(t *testing.T, srv *Server) *shell {
+	t.Helper()
+	c, err := dialSSH(t, srv, "admin", "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	sh := openShell(t, c)
+	sh.waitFor(t, "sw1# ")
+	return sh
 }

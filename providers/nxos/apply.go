@@ -125,7 +125,9 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 	if err != nil {
 		return plan.StatusFailed, fmt.Errorf("%s: connect to %s (nothing was sent): %w", t.Address(), t.sw.Address, withNextStep(t.env.Fabric, t.sw, err))
 	}
-	pre, err := t.readLive(c)
+	// The checkpoint table is read with the configuration (one round
+	// trip); a sequential target reads it on its own below.
+	pre, names, err := t.readBeforeApply(c)
 	if err != nil {
 		return plan.StatusFailed, fmt.Errorf("%s: re-read before apply (nothing was sent): %w", t.Address(), err)
 	}
@@ -149,8 +151,14 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		// now asks for, and sending another would not be what was reviewed.
 		return plan.StatusRefused, fmt.Errorf("%s: the policy now renders a different script than the plan holds (nothing was sent); re-run roce-plan and review it", t.Address())
 	}
+	push := t.planPush(pre, tp.Commands)
 
-	if err := t.prepareCheckpoints(c); err != nil {
+	if names == nil {
+		if names, err = t.listCheckpoints(c); err != nil {
+			return plan.StatusFailed, fmt.Errorf("%s: prepare the checkpoint (nothing was sent): %w", t.Address(), err)
+		}
+	}
+	if err := t.prepareCheckpoints(c, names); err != nil {
 		switch {
 		case errors.Is(err, errConnection):
 			return plan.StatusFailed, fmt.Errorf("%s: prepare the checkpoint (nothing was sent): %w", t.Address(), err)
@@ -169,30 +177,45 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		return plan.StatusFailed, fmt.Errorf("%s: recording the checkpoint in the apply journal (nothing was sent): %w", t.Address(), err)
 	}
 	x.checkpoint = name
-	t.log.Info("applying", "target", t.Address(), "lines", len(tp.Commands), "checkpoint", x.checkpoint)
-	if _, err := c.command("checkpoint " + x.checkpoint); err != nil {
-		if errors.Is(err, errConnection) {
-			// The switch may have taken the checkpoint before the session
-			// went: recover as after any other lost line.
+	t.log.Info("applying", "target", t.Address(), "lines", len(tp.Commands), "checkpoint", x.checkpoint, "pipelined", push.pipelined, "groups", len(push.groups(len(tp.Commands))))
+	var after []string
+	var again *state
+	if push.pipelined {
+		var refused error
+		after, again, refused, err = t.checkpointTurn(c, name, pre)
+		if err != nil {
 			return t.undo(ctx, x, c, fmt.Errorf("create checkpoint %s: %w", x.checkpoint, err))
 		}
-		return plan.StatusFailed, fmt.Errorf("%s: create checkpoint %s (nothing was changed): %w", t.Address(), x.checkpoint, err)
+		if refused != nil {
+			return plan.StatusFailed, fmt.Errorf("%s: create checkpoint %s (nothing was changed): %w", t.Address(), x.checkpoint, refused)
+		}
+	} else {
+		if _, err := c.command("checkpoint " + x.checkpoint); err != nil {
+			if errors.Is(err, errConnection) {
+				// The switch may have taken the checkpoint before the session
+				// went: recover as after any other lost line.
+				return t.undo(ctx, x, c, fmt.Errorf("create checkpoint %s: %w", x.checkpoint, err))
+			}
+			return plan.StatusFailed, fmt.Errorf("%s: create checkpoint %s (nothing was changed): %w", t.Address(), x.checkpoint, err)
+		}
+		if after, err = t.listCheckpoints(c); err != nil {
+			return t.undo(ctx, x, c, err)
+		}
+		if again, err = t.readConfig(c, pre); err != nil {
+			return t.undo(ctx, x, c, fmt.Errorf("re-read before pushing: %w", err))
+		}
 	}
 	// Concurrency on the device, not only in a local lock file: another
 	// roce-apply (another checkout, another runner) shows as another fresh
 	// roce checkpoint, and an operator's edit since our read as a moved
 	// configuration. Either way, back off before pushing anything.
-	others, err := t.othersAt(c, x.checkpoint)
+	others, err := t.othersIn(after, x.checkpoint)
 	if err != nil {
 		return t.undo(ctx, x, c, err)
 	}
 	if len(others) > 0 {
 		t.removeCheckpoint(ctx, x, c, "backed off")
 		return plan.StatusRefused, fmt.Errorf("%s: %w (checkpoint %s appeared beside ours); nothing was pushed and our checkpoint was removed; wait for it to finish and re-run roce-plan", t.Address(), errBusy, strings.Join(others, ", "))
-	}
-	again, err := t.readConfig(c, pre)
-	if err != nil {
-		return t.undo(ctx, x, c, fmt.Errorf("re-read before pushing: %w", err))
 	}
 	if again.fingerprint != pre.fingerprint {
 		t.removeCheckpoint(ctx, x, c, "backed off")
@@ -202,15 +225,24 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		t.removeCheckpoint(ctx, x, c, "journal failed")
 		return plan.StatusFailed, fmt.Errorf("%s: recording the push in the apply journal (nothing was pushed): %w", t.Address(), err)
 	}
-	if _, err := c.configure(tp.Commands); err != nil {
-		return t.undo(ctx, x, c, fmt.Errorf("apply: %w", err))
-	}
-	if err := rec.Record(stepPushed, nil); err != nil {
-		return t.undo(ctx, x, c, fmt.Errorf("recording the push in the apply journal: %w", err))
-	}
-	post, err := t.readConfig(c, pre)
-	if err != nil {
-		return t.undo(ctx, x, c, fmt.Errorf("re-read after apply: %w", err))
+	var post *state
+	if push.pipelined {
+		if post, err = t.pushGroups(c, push, tp.Commands, pre); err != nil {
+			return t.undo(ctx, x, c, fmt.Errorf("apply: %w", err))
+		}
+		if err := rec.Record(stepPushed, nil); err != nil {
+			return t.undo(ctx, x, c, fmt.Errorf("recording the push in the apply journal: %w", err))
+		}
+	} else {
+		if _, err := c.configure(tp.Commands); err != nil {
+			return t.undo(ctx, x, c, fmt.Errorf("apply: %w", err))
+		}
+		if err := rec.Record(stepPushed, nil); err != nil {
+			return t.undo(ctx, x, c, fmt.Errorf("recording the push in the apply journal: %w", err))
+		}
+		if post, err = t.readConfig(c, pre); err != nil {
+			return t.undo(ctx, x, c, fmt.Errorf("re-read after apply: %w", err))
+		}
 	}
 	if err := t.verifyApplied(post, desired); err != nil {
 		return t.undo(ctx, x, c, err)

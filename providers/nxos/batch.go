@@ -40,35 +40,62 @@ func (c *conn) batch(cmds []string) ([]string, error) {
 	if len(cmds) == 0 {
 		return nil, nil
 	}
-	c.trips++
 	if c.d.CurrentPriv != c.d.DefaultDesiredPriv {
+		c.trips++
 		if err := c.d.AcquirePriv(c.d.DefaultDesiredPriv); err != nil {
 			c.exchange = append(c.exchange, plan.Exchange{Command: "end", Response: err.Error(), Failed: true})
 			return nil, fmt.Errorf("%w: %w: back to exec mode: %w", errConnection, errSessionLost, err)
 		}
 	}
-	parts, raw, err := runBatch(c.d.Channel, cmds)
-	switch {
-	case errors.Is(err, errUnreadable):
-		// What came back cannot be attributed to the commands: do not
-		// guess, and do not use this session again (more may still be
-		// coming); a rollback, if one is due, reconnects.
-		c.exchange = append(c.exchange, plan.Exchange{Command: strings.Join(cmds, "\n"), Response: raw, Failed: true})
-		_ = c.tr.Close()
-		return nil, fmt.Errorf("%w: %d commands sent together: %w", errConnection, len(cmds), err)
-	case err != nil:
-		c.exchange = append(c.exchange, plan.Exchange{Command: strings.Join(cmds, "\n"), Response: err.Error(), Failed: true})
-		return nil, fmt.Errorf("%w: %w: %d commands sent together (%s): %w", errConnection, errSessionLost, len(cmds), strings.Join(cmds, "; "), err)
+	parts, err := c.paste(cmds)
+	if err != nil {
+		return nil, err
 	}
-	var refused error
 	for i, cmd := range cmds {
-		failed := containsAny(parts[i], failedWhenContains)
-		c.exchange = append(c.exchange, plan.Exchange{Command: cmd, Response: parts[i], Failed: failed})
-		if failed && refused == nil {
-			refused = fmt.Errorf("the switch refused %q: %s", cmd, firstLines(parts[i]))
+		if containsAny(parts[i], failedWhenContains) {
+			return parts, fmt.Errorf("the switch refused %q: %s", cmd, firstLines(parts[i]))
 		}
 	}
-	return parts, refused
+	return parts, nil
+}
+
+// paste writes lines in one go (one round trip), whatever mode the
+// session is in, and returns each line's answer; every line is recorded
+// with its answer, refused or not. The session's mode is then the one of
+// the last prompt. Only a failure of the session itself is an error
+// (errConnection); refusals are for the caller to read in the answers.
+func (c *conn) paste(lines []string) ([]string, error) {
+	c.trips++
+	parts, raw, err := runBatch(c.d.Channel, lines)
+	switch {
+	case errors.Is(err, errUnreadable):
+		// What came back cannot be attributed to the lines: do not
+		// guess, and do not use this session again (more may still be
+		// coming); a rollback, if one is due, reconnects.
+		c.exchange = append(c.exchange, plan.Exchange{Command: strings.Join(lines, "\n"), Response: raw, Failed: true})
+		_ = c.tr.Close()
+		return nil, fmt.Errorf("%w: %d lines sent together: %w", errConnection, len(lines), err)
+	case err != nil:
+		c.exchange = append(c.exchange, plan.Exchange{Command: strings.Join(lines, "\n"), Response: err.Error(), Failed: true})
+		return nil, fmt.Errorf("%w: %w: %d lines sent together (%s): %w", errConnection, errSessionLost, len(lines), firstLines(strings.Join(lines, "\n")), err)
+	}
+	for i, l := range lines {
+		c.exchange = append(c.exchange, plan.Exchange{Command: l, Response: parts[i], Failed: containsAny(parts[i], failedWhenContains)})
+	}
+	if _, inConfig := lastPrompt(raw); inConfig {
+		c.d.CurrentPriv = "configuration"
+	} else {
+		c.d.CurrentPriv = c.d.DefaultDesiredPriv
+	}
+	return parts, nil
+}
+
+// lastPrompt is the prompt that ends raw and whether it is a
+// configuration mode's.
+func lastPrompt(raw string) (string, bool) {
+	raw = strings.TrimRight(strings.ReplaceAll(raw, "\r", ""), " ")
+	prompt := raw[strings.LastIndexByte(raw, '\n')+1:]
+	return prompt, strings.Contains(prompt, "(config") && !containsAny(prompt, configurationNotContains)
 }
 
 // sendCommand is scrapligo's SendCommand in one round trip: the command
@@ -151,9 +178,7 @@ func (c *conn) modeLine(line, priv string) error {
 	if containsAny(parts[0], failedWhenContains) {
 		return fmt.Errorf("the switch refused %q: %s", line, firstLines(parts[0]))
 	}
-	raw = strings.TrimRight(strings.ReplaceAll(raw, "\r", ""), " ")
-	prompt := raw[strings.LastIndexByte(raw, '\n')+1:]
-	inConfig := strings.Contains(prompt, "(config") && !containsAny(prompt, configurationNotContains)
+	prompt, inConfig := lastPrompt(raw)
 	if inConfig != (priv == "configuration") {
 		return fmt.Errorf("after %q the switch prompts %q, not in %s mode", line, prompt, priv)
 	}
@@ -261,7 +286,9 @@ func splitBatch(text string, cmds []string) ([]string, bool, error) {
 	if m == nil {
 		return nil, false, nil
 	}
-	prompt := m[1] + "#"
+	// The prompts in between may be of other modes than the last one (a
+	// push enters and leaves modes): any prompt of this host cuts.
+	host, _, _ := strings.Cut(m[1], "(config")
 	lines := strings.Split(text[:nl], "\n")
 	// Leading blank lines (an empty answer's newline) come before the echo.
 	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
@@ -274,16 +301,17 @@ func splitBatch(text string, cmds []string) ([]string, bool, error) {
 		return nil, false, fmt.Errorf("the answer does not start with the echo of %q but with %q; this CLI does not take commands written together", cmds[0], lines[0])
 	}
 	if early(lines, cmds) {
-		return splitEarlyEcho(lines[len(cmds):], prompt, len(cmds))
+		return splitEarlyEcho(lines[len(cmds):], host, len(cmds))
 	}
 	parts := make([]string, 0, len(cmds))
 	var cur []string
 	for _, l := range lines[1:] {
-		if !strings.HasPrefix(l, prompt) {
+		rest, ok := afterPrompt(l, host)
+		if !ok {
 			cur = append(cur, l)
 			continue
 		}
-		echo := strings.TrimSpace(strings.TrimPrefix(l, prompt))
+		echo := strings.TrimSpace(rest)
 		next := len(parts) + 1
 		if next >= len(cmds) {
 			return nil, false, fmt.Errorf("a prompt with %q after the answer to the last command, %q", echo, cmds[len(cmds)-1])
@@ -326,15 +354,16 @@ func early(lines, cmds []string) bool {
 
 // splitEarlyEcho cuts the answers of an early-echoed batch: the answers
 // follow the echoes, each ended by a bare prompt line.
-func splitEarlyEcho(lines []string, prompt string, n int) ([]string, bool, error) {
+func splitEarlyEcho(lines []string, host string, n int) ([]string, bool, error) {
 	parts := make([]string, 0, n)
 	var cur []string
 	for _, l := range lines {
-		if !strings.HasPrefix(l, prompt) {
+		rest, ok := afterPrompt(l, host)
+		if !ok {
 			cur = append(cur, l)
 			continue
 		}
-		if rest := strings.TrimSpace(strings.TrimPrefix(l, prompt)); rest != "" {
+		if rest = strings.TrimSpace(rest); rest != "" {
 			return nil, false, fmt.Errorf("the commands were echoed together, but a later prompt carries %q", rest)
 		}
 		if len(parts) == n-1 {
@@ -347,6 +376,24 @@ func splitEarlyEcho(lines []string, prompt string, n int) ([]string, bool, error
 		return nil, false, nil
 	}
 	return append(parts, tidyAnswer(strings.Join(cur, "\n"))), true, nil
+}
+
+// afterPrompt reports whether line starts with a prompt of host, in exec
+// mode ("sw1#") or any configuration mode ("sw1(config-if)#"), and returns
+// what follows it (the echo of the next line, if any).
+func afterPrompt(line, host string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, host)
+	if !ok {
+		return "", false
+	}
+	if strings.HasPrefix(rest, "(config") {
+		end := strings.IndexByte(rest, ')')
+		if end < 0 || strings.ContainsAny(rest[:end], " #") {
+			return "", false
+		}
+		rest = rest[end+1:]
+	}
+	return strings.CutPrefix(rest, "#")
 }
 
 // tidyAnswer trims an answer as scrapligo's SendCommand does (trailing
@@ -386,6 +433,13 @@ func (t *Target) readBatched(c *conn, facts *state) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", strings.Join(cmds, ", "), err)
 	}
+	return t.readParts(parts, facts)
+}
+
+// readParts makes the state from the answers to readCommands(facts == nil).
+func (t *Target) readParts(parts []string, facts *state) (*state, error) {
+	withFacts := facts == nil
+	var err error
 	st := &state{}
 	if withFacts {
 		if err := t.takeVersion(st, parts[0], "show version"); err != nil {

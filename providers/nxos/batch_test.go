@@ -95,14 +95,7 @@ func TestBatchedReadsMatchSequential(t *testing.T) {
 			reads := len(r.target.readCommands(true))
 			for _, seq := range []bool{true, false} {
 				r.target.sequential = seq
-				dl, _, err := r.target.dialer()
-				if err != nil {
-					t.Fatal(err)
-				}
-				c, err := dl.open(t.Context())
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := openConn(t, r)
 				before := sw.RoundTrips()
 				st, err := r.target.readLive(c)
 				got := sw.RoundTrips() - before

@@ -195,7 +195,7 @@ func (c *conn) configure(lines []string) (int, error) {
 		failed := containsAny(out, failedWhenContains)
 		c.exchange = append(c.exchange, plan.Exchange{Command: l, Response: out, Failed: failed})
 		if failed {
-			return i, fmt.Errorf("the switch refused line %d %q: %s", i+1, l, firstLines(out))
+			return i, fmt.Errorf("the switch refused line %d of %d: %s: %s", i+1, len(lines), strings.TrimSpace(l), firstLines(out))
 		}
 	}
 	if err := c.leaveConfig(); err != nil {

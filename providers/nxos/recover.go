@@ -108,11 +108,7 @@ var errBusy = errors.New("another roce-apply is applying this switch")
 // anyone else's; refuses when a younger roce checkpoint shows another
 // apply at work; and refuses when the table is full, all before anything
 // is pushed.
-func (t *Target) prepareCheckpoints(c *conn) error {
-	names, err := t.listCheckpoints(c)
-	if err != nil {
-		return err
-	}
+func (t *Target) prepareCheckpoints(c *conn, names []string) error {
 	now := t.now().UTC()
 	stale := t.staleAfter()
 	var kept []string
@@ -145,6 +141,11 @@ func (t *Target) othersAt(c *conn, ours string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.othersIn(names, ours)
+}
+
+// othersIn is othersAt on a checkpoint list already read.
+func (t *Target) othersIn(names []string, ours string) ([]string, error) {
 	var others []string
 	found := false
 	for _, n := range names {

@@ -32,6 +32,8 @@ func classes() map[string][]*policies.Lossless {
 		// cos5: the realistic 5000 already classifies CoS 4 (VMOTION); a
 		// lossless class on CoS 4 there is refused as an overlap.
 		"cos5": {{Name: "rdma", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{5}}, Priority: 5, MTU: 9216, BandwidthPercent: 40}},
+		// scale: the scale benchmark's class (internal/scale's policy).
+		"scale": {{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791, DSCP: []int{26}}, Priority: 4, MTU: 9214, BandwidthPercent: 50}},
 	}
 }
 
@@ -95,7 +97,7 @@ func newRig(t testing.TB, o rigOpts) *rig {
 	})
 	sw := &policies.Switch{
 		Name: "sw1", Platform: o.kind, Address: srv.Addr(), Credentials: "lab",
-		Interfaces: o.ifaces, FCoE: strings.Contains(o.start, "fcoe") || o.start == "realistic",
+		Interfaces: o.ifaces, FCoE: strings.Contains(o.start, "fcoe") || o.start == "realistic" || o.start == "scale",
 		HostKey: string(ssh.MarshalAuthorizedKey(srv.Switch().HostKey())),
 	}
 	if o.trust != nil {
