@@ -65,6 +65,12 @@ func first(a []string) string {
 // (the port's `mtu` line, else 1500), port mode (`switchport mode`, else
 // access), description; the counters are zero.
 func (sw *Switch) showInterface(names []string) string {
+	return nexus.FormatShowInterface(sw.interfaceStatus(names))
+}
+
+// interfaceStatus is the state `show interface` (and its JSON form) print
+// for the named ports.
+func (sw *Switch) interfaceStatus(names []string) []nexus.InterfaceStatus {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	ports := make([]nexus.InterfaceStatus, 0, len(names))
@@ -91,7 +97,7 @@ func (sw *Switch) showInterface(names []string) string {
 		}
 		ports = append(ports, p)
 	}
-	return nexus.FormatShowInterface(ports)
+	return ports
 }
 
 // qosTypes in the order NX-OS lists them.

@@ -190,6 +190,9 @@ func (s *session) execFiltered(line string, base int) (string, error) {
 		return out, nil
 	}
 	cmd, filters := splitPipes(line)
+	if out, ok := s.execJSON(line, cmd, filters, base); ok { // `| json` (json.go)
+		return out, nil
+	}
 	out, err := s.execLine(cmd, base)
 	if err != nil || isCLIError(out) || len(filters) == 0 {
 		return out, err
