@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rocefabric/roce/internal/testenv"
-	"github.com/rocefabric/roce/platforms"
 	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/platforms"
 	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/providers/gnmi"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
