@@ -34,6 +34,7 @@ func TestClassify(t *testing.T) {
 		{"", "fail_gid_type.stderr", 1, ClassGIDType, "RoCE version", "Incompatibility issue with GID types"},
 		{"rdma_cm_gbps.txt", "fail_threshold.stderr", 1, ClassThreshold, "-w", "below bw limit"},
 		{"rdma_cm_gbps.txt", "", 0, "", "", ""},
+		{"ud_send_bw_duration_cpu_warning.txt", "", 0, "", "", ""}, // warnings are not failures
 		// Real pastes (sources in testdata/README.md).
 		{"", "fail_status12_send_bw.stderr", 1, ClassRetryExceeded, "PFC is on for the class's priority", "Failed status 12: wr_id 0 syndrom 0x81"},
 		{"", "fail_status4_local_protection.stderr", 1, ClassUnknown, "not packet loss on the network", "Failed status 4: wr_id 0 syndrom 0x51"},

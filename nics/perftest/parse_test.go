@@ -25,6 +25,10 @@ func TestParse(t *testing.T) {
 		{"head_mibsec.txt", 1, 11496.20 * 1048576 * 8 / 1e9, 11520.50 * 1048576 * 8 / 1e9},
 		{"multisize_gbps.txt", 4, 92.96, 93.01},
 		{"bidirectional_gbps.txt", 1, 184.52, 0},
+		// A real UD run in duration mode (testdata/README.md): the
+		// "WARNING: BW peak won't be measured" and UD MTU lines before
+		// the header, the CPU-frequency warning between header and row.
+		{"ud_send_bw_duration_cpu_warning.txt", 1, 11288.12 * 1048576 * 8 / 1e9, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
