@@ -35,9 +35,10 @@ func FuzzSetRequest(f *testing.F) {
 		f.Add(s.profile, s.op, s.path, s.val)
 	}
 	profiles := []string{"openconfig", "arista", "sonic", "srlinux"}
+	schemas := &Schemas{} // compiled once, not per input
 	f.Fuzz(func(t *testing.T, prof, op uint8, path, val string) {
 		name := profiles[int(prof)%len(profiles)]
-		tg, err := New(Options{Profile: name, Interfaces: DefaultInterfaces(name, 2)})
+		tg, err := New(Options{Profile: name, Interfaces: DefaultInterfaces(name, 2), Schemas: schemas})
 		if err != nil {
 			t.Fatal(err)
 		}

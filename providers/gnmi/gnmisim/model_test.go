@@ -39,15 +39,15 @@ func TestSetFollowsTheVendorModels(t *testing.T) {
 			codes.InvalidArgument, `"queue-id"`},
 		{"arista augment without its module", "arista",
 			`RFC 7951 §4; arista-qos-augments.yang augment .../output { container pfc }`,
-			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
 			codes.InvalidArgument, `must be sent as "arista-qos-augments:pfc"`},
 		{"arista augment with a wrong module", "arista",
 			`RFC 7951 §4: the qualifier is the defining module's name`,
-			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"arista-qos:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"arista-qos:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
 			codes.InvalidArgument, `unknown module prefix "arista-qos"`},
 		{"arista augment qualified", "arista",
 			`arista-qos-augments.yang augment .../output { container pfc }`,
-			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			[]*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
 			codes.OK, ""},
 		{"decimal64 beyond its range", "arista",
 			`arista-qos-augments.yang watchdog-config leaf default-timeout { type decimal64 { fraction-digits 2; } }; RFC 7950 §9.3.4`,
@@ -55,11 +55,11 @@ func TestSetFollowsTheVendorModels(t *testing.T) {
 			codes.InvalidArgument, `outside the decimal64 range`},
 		{"qualified member in JSON encoding", "arista",
 			`gNMI specification §2.3.1: JSON (RFC 7159) carries no module qualifiers`,
-			[]*gpb.Update{jsonVal("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			[]*gpb.Update{jsonVal("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
 			codes.InvalidArgument, `JSON encoding does not allow`},
 		{"unqualified augment in JSON encoding", "arista",
 			`gNMI specification §2.3.1`,
-			[]*gpb.Update{jsonVal("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","output":{"pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
+			[]*gpb.Update{jsonVal("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]", `{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"pfc":{"config":{"priorities-no-drop":"08"}}}}`)},
 			codes.OK, ""},
 		{"identityref with a bogus module", "openconfig",
 			`openconfig-qos-elements.yang scheduler config leaf type { type identityref { base oc-qos-types:QOS_SCHEDULER_TYPE; } }; RFC 7951 §6.8`,
@@ -98,7 +98,13 @@ func TestSetFollowsTheVendorModels(t *testing.T) {
 		{"srlinux missing subinterface", "srlinux",
 			`srl_nokia-qos.yang interface-ref leaf subinterface { type leafref { path ".../subinterface/index" } }`,
 			[]*gpb.Update{upd("", "/qos/interfaces/interface[interface-id=ethernet-1/1.7]", `{"interface-id":"ethernet-1/1.7","interface-ref":{"interface":"ethernet-1/1","subinterface":7}}`)},
-			codes.InvalidArgument, `no subinterface ethernet-1/1.7`},
+			codes.Aborted, `leafref 7 does not name an existing /srl_nokia-interfaces/interface/subinterface/index`},
+		{"srlinux subinterface of another port", "srlinux",
+			`srl_nokia-qos.yang interface-ref leaf subinterface { type leafref { path "/srl_nokia-if:interface[srl_nokia-if:name=current()/../interface]/srl_nokia-if:subinterface/srl_nokia-if:index" } }: the predicate picks the port`,
+			[]*gpb.Update{
+				upd("", "/interface[name=ethernet-1/2]/subinterface[index=5]", `{"index":5,"type":"srl_nokia-interfaces:routed"}`),
+				upd("", "/qos/interfaces/interface[interface-id=ethernet-1/1.5]", `{"interface-id":"ethernet-1/1.5","interface-ref":{"interface":"ethernet-1/1","subinterface":5}}`)},
+			codes.InvalidArgument, `no subinterface ethernet-1/1.5`},
 		{"srlinux received pause frames queue", "srlinux",
 			`srl_nokia-qos.yang pfc-mapping-profile/received-pfc-pause-frames: list queue { key queue-name; leaf pfc-pause-frame-priority; leaf enable-pfc; }`,
 			[]*gpb.Update{upd("", srlPMP, `{"name":"ROCE-PFC","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3","pfc-pause-frame-priority":3,"enable-pfc":true}]}}`)},
@@ -148,7 +154,7 @@ func TestGetQualifiesAugmentMembers(t *testing.T) {
 	_, c, ctx := startPlain(t, Options{Profile: "arista"})
 	const qi = "/qos/interfaces/interface[interface-id=Ethernet1]"
 	if _, err := c.Set(ctx, &gpb.SetRequest{Update: []*gpb.Update{upd("openconfig", qi,
-		`{"interface-id":"Ethernet1","output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)}}); err != nil {
+		`{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

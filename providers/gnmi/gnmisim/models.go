@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -121,6 +122,13 @@ type compiled struct {
 	roots map[string]*yang.Entry
 	// modOf caches Entry.InstantiatingModule.
 	modOf map[*yang.Entry]string
+	// patterns are the Go regexps of the models' string patterns; a
+	// pattern RE2 cannot express is absent (unchecked).
+	patterns map[string]*regexp.Regexp
+	// refs are the leafref targets, by leaf (nil: outside the models).
+	refs map[*yang.Entry]*yang.Entry
+	// unchecked lists what the models say that is not checked here.
+	unchecked []string
 }
 
 // Schemas compiles each profile's models once and hands the result to
@@ -162,6 +170,9 @@ func compileProfile(profile string) (*compiled, error) {
 	}
 	fsys := ModelFiles()
 	ms := yang.NewModules()
+	// Keep each entry's uses statements: an if-feature on a uses guards
+	// the nodes of its grouping (featuresOn).
+	ms.ParseOptions.StoreUses = true
 	seen := map[string]bool{}
 	for _, dir := range set.Search {
 		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
@@ -185,7 +196,8 @@ func compileProfile(profile string) (*compiled, error) {
 	if errs := processErrors(ms); len(errs) > 0 {
 		return nil, fmt.Errorf("gnmisim: profile %s: compiling the models: %s", profile, strings.Join(errs, "; "))
 	}
-	c := &compiled{ms: ms, roots: map[string]*yang.Entry{}, modOf: map[*yang.Entry]string{}}
+	c := &compiled{ms: ms, roots: map[string]*yang.Entry{}, modOf: map[*yang.Entry]string{},
+		patterns: map[string]*regexp.Regexp{}, refs: map[*yang.Entry]*yang.Entry{}}
 	var feats map[string]bool
 	if set.Features != nil {
 		feats = map[string]bool{}
@@ -194,6 +206,10 @@ func compileProfile(profile string) (*compiled, error) {
 			feats[name] = true
 		}
 	}
+	implemented := map[string]bool{}
+	for _, f := range set.Modules {
+		implemented[strings.TrimSuffix(path.Base(f), ".yang")] = true
+	}
 	for _, f := range set.Modules {
 		name := strings.TrimSuffix(path.Base(f), ".yang")
 		m, ok := ms.Modules[name]
@@ -201,6 +217,7 @@ func compileProfile(profile string) (*compiled, error) {
 			return nil, fmt.Errorf("gnmisim: profile %s: module %s not loaded from %s", profile, name, f)
 		}
 		e := yang.ToEntry(m)
+		pruneUnimplemented(e, implemented)
 		if feats != nil {
 			if err := pruneFeatures(e, feats); err != nil {
 				return nil, fmt.Errorf("gnmisim: profile %s: %s: %w", profile, name, err)
@@ -258,19 +275,47 @@ func processErrors(ms *yang.Modules) []string {
 	return out
 }
 
-// index records the instantiating module of every data node (RFC 7951
-// member qualification) so lookups never touch goyang's module maps.
+// index records, for every data node, its instantiating module (RFC 7951
+// member qualification), the Go regexps of its patterns and its leafref
+// target, so lookups at run time touch neither goyang's module maps nor
+// the regexp compiler.
 func (c *compiled) index() {
 	names := make([]string, 0, len(c.roots))
 	for n := range c.roots {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	var types func(leaf *yang.Entry, t *yang.YangType)
+	types = func(leaf *yang.Entry, t *yang.YangType) {
+		if t == nil {
+			return
+		}
+		for _, p := range t.Pattern {
+			if _, done := c.patterns[p]; done {
+				continue
+			}
+			re, err := compilePattern(p)
+			if err != nil {
+				c.unchecked = append(c.unchecked, fmt.Sprintf("pattern %q of %s: %v", p, leaf.Path(), err))
+				continue
+			}
+			c.patterns[p] = re
+		}
+		if t.Kind == yang.Yleafref {
+			if _, done := c.refs[leaf]; !done {
+				c.refs[leaf] = c.resolveLeafref(leaf, t.Path)
+			}
+		}
+		for _, m := range t.Type {
+			types(leaf, m)
+		}
+	}
 	var walk func(e *yang.Entry)
 	walk = func(e *yang.Entry) {
 		if mod, err := e.InstantiatingModule(); err == nil {
 			c.modOf[e] = mod
 		}
+		types(e, e.Type)
 		for _, ch := range e.Dir {
 			walk(ch)
 		}
@@ -282,6 +327,20 @@ func (c *compiled) index() {
 
 // module is the module that defines data node e in the instance tree.
 func (c *compiled) module(e *yang.Entry) string { return c.modOf[e] }
+
+// pruneUnimplemented removes the nodes that modules only imported (not
+// implemented) augment into the tree: goyang applies the augments of every
+// module it parsed, libyang (and a target) only those of implemented
+// modules. The implemented ones are the profile's ModelSet.Modules.
+func pruneUnimplemented(e *yang.Entry, implemented map[string]bool) {
+	for name, ch := range e.Dir {
+		if mod, err := ch.InstantiatingModule(); err == nil && !implemented[mod] {
+			delete(e.Dir, name)
+			continue
+		}
+		pruneUnimplemented(ch, implemented)
+	}
+}
 
 // pruneFeatures removes the nodes whose if-feature (on the node, an
 // enclosing choice, case or augment, or the uses that placed it) is false
@@ -323,11 +382,16 @@ func featuresOn(e *yang.Entry, enabled map[string]bool) (bool, error) {
 			}
 		}
 	}
-	if e.Parent != nil {
-		for _, u := range e.Parent.Uses {
-			if u.Uses != nil && u.Grouping != nil && u.Grouping.Dir[e.Name] != nil {
-				exprs = append(exprs, valuesOf(u.Uses.IfFeature)...)
+	// A uses or an augment that placed e here, with their if-features
+	// (and those of a uses inside the augment).
+	if p := e.Parent; p != nil {
+		exprs = append(exprs, usesFeatures(p.Uses, e.Name)...)
+		for _, a := range p.Augmented {
+			if a.Dir[e.Name] == nil {
+				continue
 			}
+			exprs = append(exprs, ifFeatures(a.Node)...)
+			exprs = append(exprs, usesFeatures(a.Uses, e.Name)...)
 		}
 	}
 	for _, x := range exprs {
@@ -337,6 +401,16 @@ func featuresOn(e *yang.Entry, enabled map[string]bool) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+func usesFeatures(us []*yang.UsesStmt, name string) []string {
+	var out []string
+	for _, u := range us {
+		if u.Uses != nil && u.Grouping != nil && u.Grouping.Dir[name] != nil {
+			out = append(out, valuesOf(u.Uses.IfFeature)...)
+		}
+	}
+	return out
 }
 
 func valuesOf(vs []*yang.Value) []string {

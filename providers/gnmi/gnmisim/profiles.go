@@ -3,6 +3,7 @@ package gnmisim
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,11 @@ type profile struct {
 	cfg     *schema
 	// seed returns the config and state present before any Set.
 	seed func(ifaces []string, version string) (cfg, state []seedLeaf)
+	// ports, when set, is how the platform names its front-panel ports
+	// where the model does not say (sonic-port.yang's PORT name is any
+	// string of 1..128 characters; SONiC's port_config.ini names them
+	// EthernetN, and the seed derives lanes from N).
+	ports *regexp.Regexp
 }
 
 type seedLeaf struct {
@@ -63,28 +69,24 @@ var aristaModels = []*gpb.ModelData{
 	model("arista-qos-augments", "Arista Networks, Inc.", "0.0.4"),
 }
 
-func newProfile(name, nativeOrigin string) (*profile, error) {
+// newProfile builds a profile whose schema is the profile's models,
+// compiled once per Schemas.
+func newProfile(name, nativeOrigin string, schemas *Schemas) (*profile, error) {
+	if _, err := Models(name); err != nil {
+		return nil, err
+	}
+	c, err := schemas.get(name)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &schema{c: c}
 	switch name {
 	case "openconfig", "arista":
-		p := &profile{name: name, origin: originOpenConfig, accepts: map[string]bool{"": true, originOpenConfig: true}}
+		p := &profile{name: name, origin: originOpenConfig, accepts: map[string]bool{"": true, originOpenConfig: true}, cfg: cfg}
 		p.models = append(p.models, ocModels...)
 		if name == "arista" {
 			p.models = append([]*gpb.ModelData(nil), aristaModels...)
 		}
-		mods := &modules{
-			roots:    map[string]string{"interfaces": "openconfig-interfaces", "qos": "openconfig-qos", "system": "openconfig-system"},
-			augments: map[string]string{"interfaces/interface/ethernet": "openconfig-if-ethernet"},
-		}
-		if name == "arista" {
-			p.cfg = newSchema(aristaNodes())
-			for _, a := range []string{"qos/interfaces/interface/output/pfc", "qos/pfc", "qos/queues/queue/ecn",
-				"qos/queues/queue/config/scheduling", "qos/queues/queue/config/bandwidth"} {
-				mods.augments[a] = "arista-qos-augments"
-			}
-		} else {
-			p.cfg = newSchema(openconfigNodes(68, 9216))
-		}
-		p.cfg.mods = mods
 		p.seed = ocSeed
 		return p, nil
 	case "sonic":
@@ -92,27 +94,29 @@ func newProfile(name, nativeOrigin string) (*profile, error) {
 		if nativeOrigin != "" {
 			o = nativeOrigin
 		}
-		cfg := newSchema(sonicNodes())
+		cfg.sonic = true
 		cfg.musts = sonicMusts()
 		return &profile{
 			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: cfg,
+			// sonic-gnmi's mixed DB client, which serves the CONFIG_DB
+			// paths, advertises sonic-db (SONiC, 0.1.0;
+			// sonic-net/sonic-gnmi sonic_data_client/mixed_db_client.go,
+			// supportedModels); builds with translib also list the
+			// sonic-yang modules.
 			models: []*gpb.ModelData{
+				model("sonic-db", "SONiC", "0.1.0"),
 				model("sonic-port", "SONiC", "1.0"), model("sonic-port-qos-map", "SONiC", "1.0"),
 				model("sonic-wred-profile", "SONiC", "1.0"), model("sonic-pfcwd", "SONiC", "1.0"),
 			},
-			seed: sonicSeed,
+			seed:  sonicSeed,
+			ports: regexp.MustCompile(`^Ethernet[0-9]+$`),
 		}, nil
-	case "srlinux":
+	default: // srlinux
 		o := DefaultSRLinuxOrigin
 		if nativeOrigin != "" {
 			o = nativeOrigin
 		}
-		cfg := newSchema(srlinuxNodes())
 		cfg.musts = srlMusts()
-		cfg.mods = &modules{
-			roots:    map[string]string{"interface": "srl_nokia-interfaces", "qos": "srl_nokia-qos", "system": "srl_nokia-system"},
-			augments: map[string]string{"system/information": "srl_nokia-system-info"},
-		}
 		return &profile{
 			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: cfg,
 			models: []*gpb.ModelData{
@@ -122,7 +126,6 @@ func newProfile(name, nativeOrigin string) (*profile, error) {
 			seed: srlSeed,
 		}, nil
 	}
-	return nil, fmt.Errorf("gnmisim: unknown profile %q (want openconfig, arista, sonic or srlinux)", name)
 }
 
 func num(n int) json.Number { return json.Number(fmt.Sprint(n)) }

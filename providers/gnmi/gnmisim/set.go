@@ -118,8 +118,8 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 	if err := t.rejected(p); err != nil {
 		return err
 	}
-	if !t.prof.cfg.known(p) {
-		return status.Errorf(codes.NotFound, "path %s is not supported by this target", p)
+	if _, err := t.prof.cfg.resolve(p); err != nil {
+		return err
 	}
 	raw, err := typedJSON(u.GetVal())
 	if err != nil {
@@ -133,19 +133,20 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 	if enc := map[bool]gpb.Encoding{true: gpb.Encoding_JSON_IETF, false: gpb.Encoding_JSON}[ietf]; !t.serves(enc) {
 		return status.Errorf(codes.Unimplemented, "%s: value encoding %s not supported by this target (it serves %v)", p, enc, t.encodings())
 	}
-	if err := t.prof.cfg.checkValue(p, v, ietf); err != nil {
-		return err
-	}
 	if m, ok := v.(map[string]any); ok && len(m) == 0 && replace {
 		return status.Errorf(codes.InvalidArgument, "%s: replace with an empty value is invalid (gNMI §3.4.4); use delete", p)
+	}
+	if err := t.prof.cfg.checkValue(p, v, ietf); err != nil {
+		return err
 	}
 	leaves, err := gpath.Flatten(p, v, t.prof.cfg.keysOf)
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := t.prof.cfg.checkLeaves(leaves, ietf); err != nil {
+	if err := t.prof.cfg.checkLeaves(leaves); err != nil {
 		return err
 	}
+	leaves = append(leaves, t.prof.cfg.keyLeaves(leaves)...)
 	if replace {
 		cand.remove(p)
 	}

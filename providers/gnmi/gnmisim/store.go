@@ -3,10 +3,8 @@ package gnmisim
 import (
 	"fmt"
 	"sort"
-	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+	"github.com/openconfig/goyang/pkg/yang"
 
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
 )
@@ -43,67 +41,53 @@ func (t tree) remove(p gpath.Path) {
 	}
 }
 
-// checkLeaves validates incoming leaves of one update/replace against the
-// schema: an unmodelled path is NotFound, a bad value InvalidArgument
-// (gNMI specification §3.4.7).
-func (s *schema) checkLeaves(leaves []gpath.Leaf, ietf bool) error {
-	for _, l := range leaves {
-		n, ok := s.lookup(l.Path)
-		if !ok {
-			return status.Errorf(codes.NotFound, "path %s is not supported by this target", l.Path)
-		}
-		if err := n.t.inEncoding(ietf).check(l.Value); err != nil {
-			return status.Errorf(codes.InvalidArgument, "%s: %v", l.Path, err)
-		}
+// instLeaf is one leaf of the instance data the models describe: its
+// data node path (list keys as path keys), its value and the form the
+// value is in; from names the stored path it came from, for messages.
+type instLeaf struct {
+	path  gpath.Path
+	value any
+	form  valueForm
+	from  string
+}
+
+// instance is the target's config tree as instance leaves of the models.
+func (s *schema) instance(t tree) ([]instLeaf, error) {
+	if s.sonic {
+		return s.sonicInstance(t)
 	}
-	return nil
+	out := make([]instLeaf, 0, len(t))
+	for _, k := range sortedKeys(t) {
+		l := t[k]
+		out = append(out, instLeaf{path: l.Path, value: l.Value, form: formIETF, from: k})
+	}
+	return out, nil
 }
 
 // validate checks the whole candidate tree the way a target's commit does:
-// list keys agree with their key leaves, leafrefs point at existing entries,
-// and port names are interfaces of this target. A failure aborts the whole
-// transaction.
+// every leaf is a config leaf of the models with a valid value, list keys
+// agree with their key leaves, leafrefs point at existing instances,
+// mandatory leaves are present, CONFIG_DB PORT rows are interfaces of this
+// target, and the must rules hold. A failure aborts the whole transaction.
 func (s *schema) validate(t tree, ports map[string]bool) error {
-	refSets := map[string]map[string]bool{}
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
+	inst, err := s.instance(t)
+	if err != nil {
+		return err
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		l := t[k]
-		n, ok := s.lookup(l.Path)
-		if !ok {
-			return status.Errorf(codes.Aborted, "%s is not supported by this target", l.Path)
-		}
-		if err := keyConsistent(l); err != nil {
-			return status.Errorf(codes.Aborted, "%v", err)
-		}
-		if n.port > 0 {
-			name := l.Path[n.port-1].Name
-			if i := strings.IndexByte(name, '|'); i >= 0 {
-				name = name[:i]
-			}
-			if !ports[name] {
-				return status.Errorf(codes.Aborted, "%s: %q is not an interface of this target", l.Path, name)
+	if err := s.c.checkInstance(inst, false); err != nil {
+		return err
+	}
+	if !s.sonic {
+		for _, k := range sortedKeys(t) {
+			if err := keyConsistent(t[k]); err != nil {
+				return commitErr("%v", err)
 			}
 		}
-		if n.ref == "" {
-			continue
-		}
-		set, ok := refSets[n.ref]
-		if !ok {
-			set = referable(t, mustPattern(n.ref))
-			refSets[n.ref] = set
-		}
-		vals := []any{l.Value}
-		if arr, isArr := l.Value.([]any); isArr {
-			vals = arr
-		}
-		for _, v := range vals {
-			sv, err := gpath.ScalarString(v)
-			if err != nil || !set[sv] {
-				return status.Errorf(codes.Aborted, "%s: leafref %v does not name an existing %s", l.Path, v, n.ref)
+	} else {
+		for _, k := range sortedKeys(t) {
+			p := t[k].Path
+			if len(p) == 5 && p[2].Name == "PORT" && !ports[p[3].Name] {
+				return commitErr("%s: %q is not an interface of this target", p, p[3].Name)
 			}
 		}
 	}
@@ -113,6 +97,154 @@ func (s *schema) validate(t tree, ports map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// checkInstance checks instance leaves against the compiled models: each
+// is a leaf of the models (config only, unless state is allowed), its
+// value valid for its type; every leafref names an existing instance
+// (require-instance, RFC 7950 §9.9.3); every mandatory leaf of an existing
+// list entry or container is there (RFC 7950 §7.6.5), unless a when
+// statement guards it (when is not evaluated).
+func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
+	entries := make([]*yang.Entry, len(inst))
+	values := map[*yang.Entry]map[string]bool{}
+	exists := map[string]bool{}
+	for i, l := range inst {
+		e := c.entryAt(l.path.Names())
+		if e == nil || (!e.IsLeaf() && !e.IsLeafList()) {
+			return commitErr("%s is not supported by this target", l.from)
+		}
+		if !state && e.ReadOnly() {
+			return commitErr("%s: config false in the model (state data)", l.from)
+		}
+		vals := []any{l.value}
+		if arr, ok := l.value.([]any); ok && e.IsLeafList() {
+			vals = arr
+		}
+		for _, v := range vals {
+			if err := c.checkType(e, e.Type, v, l.form); err != nil {
+				return commitErr("%s: %v", l.from, err)
+			}
+			sv, _ := gpath.ScalarString(v)
+			if values[e] == nil {
+				values[e] = map[string]bool{}
+			}
+			values[e][sv] = true
+		}
+		entries[i] = e
+		for j := 1; j < len(l.path); j++ {
+			exists[l.path[:j].Key()] = true
+		}
+		exists[l.path.Key()] = true
+	}
+	for i, l := range inst {
+		e := entries[i]
+		target := c.refs[e]
+		if target == nil || !requiresInstance(e.Type) {
+			continue
+		}
+		vals := []any{l.value}
+		if arr, ok := l.value.([]any); ok && e.IsLeafList() {
+			vals = arr
+		}
+		for _, v := range vals {
+			sv, _ := gpath.ScalarString(v)
+			if values[target][sv] || c.otherUnionMember(e, e.Type, v, l.form) {
+				continue
+			}
+			return commitErr("%s: leafref %v does not name an existing %s", l.from, v, target.Path())
+		}
+	}
+	// Mandatory leaves, from each existing list entry and top-level
+	// container down through the non-presence containers.
+	var starts []string
+	for k := range exists {
+		starts = append(starts, k)
+	}
+	sort.Strings(starts)
+	for _, k := range starts {
+		p, err := gpath.Parse(k)
+		if err != nil {
+			continue
+		}
+		e := c.entryAt(p.Names())
+		if e == nil || !(e.IsList() || len(p) == 1 || isPresence(e)) {
+			continue
+		}
+		if err := c.mandatory(e, p, exists, state); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isPresence(e *yang.Entry) bool {
+	ct, ok := e.Node.(*yang.Container)
+	return ok && ct.Presence != nil
+}
+
+func hasWhen(e *yang.Entry) bool {
+	_, ok := e.GetWhenXPath()
+	return ok
+}
+
+// mandatory checks the mandatory leaves below the existing node p (data
+// node e), descending into non-presence containers.
+func (c *compiled) mandatory(e *yang.Entry, p gpath.Path, exists map[string]bool, state bool) error {
+	names := make([]string, 0, len(e.Dir))
+	for n := range e.Dir {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ch := e.Dir[n]
+		if hasWhen(ch) || (!state && ch.ReadOnly()) || ch.IsChoice() || ch.IsCase() {
+			continue
+		}
+		cp := p.Append(gpath.Elem{Name: n})
+		switch {
+		case ch.IsLeaf() && ch.Mandatory == yang.TSTrue:
+			if !exists[cp.Key()] {
+				return commitErr("%s: mandatory leaf %s is missing (%s)", p, n, ch.Path())
+			}
+		case ch.IsContainer() && !isPresence(ch):
+			if err := c.mandatory(ch, cp, exists, state); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// requiresInstance: a leafref (or a union with one) whose require-instance
+// is true, the default.
+func requiresInstance(t *yang.YangType) bool {
+	if t == nil {
+		return false
+	}
+	if t.Kind == yang.Yleafref {
+		return !t.OptionalInstance
+	}
+	for _, m := range t.Type {
+		if requiresInstance(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherUnionMember reports whether a union's non-leafref member accepts v
+// (SONiC's PFC_WD ifname: a port, or "GLOBAL").
+func (c *compiled) otherUnionMember(leaf *yang.Entry, t *yang.YangType, v any, form valueForm) bool {
+	if t.Kind != yang.Yunion {
+		return false
+	}
+	for _, m := range t.Type {
+		if m.Kind != yang.Yleafref && c.checkType(leaf, m, v, form) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // keyConsistent checks that a key leaf ("…/x[name=A]/name" or
@@ -138,35 +270,4 @@ func keyConsistent(l gpath.Leaf) error {
 		return fmt.Errorf("%s: key leaf value %v does not match the list key %q", p, l.Value, want)
 	}
 	return nil
-}
-
-// referable collects the names a leafref pattern can point at: the single
-// key of each list entry, or the element name at a "*" position.
-func referable(t tree, pat []patElem) map[string]bool {
-	out := map[string]bool{}
-	last := len(pat) - 1
-	for _, l := range t {
-		if len(l.Path) <= last {
-			continue
-		}
-		ok := true
-		for i := 0; i <= last; i++ {
-			if !matchElem(pat[i], l.Path[i], false) {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		e := l.Path[last]
-		if pat[last].name == "*" {
-			out[e.Name] = true
-			continue
-		}
-		for _, v := range e.Keys {
-			out[v] = true
-		}
-	}
-	return out
 }
