@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefabric/roce/internal/jsonschema"
 	"github.com/rocefabric/roce/internal/lab"
 	"github.com/rocefabric/roce/nexus/nxsim"
 )
@@ -167,5 +168,149 @@ func TestLabLifecycle(t *testing.T) {
 				t.Fatalf("namespace %s left after down:\n%s", ns, out)
 			}
 		}
+	}
+}
+
+// A render conflict on a real (simulated) switch is labelled as one in
+// every format: the lossless class asks 60% of the egress queues on the
+// Nexus 5000, whose FCoE class keeps its share (40% on the lab's
+// simulator) and class-default needs 1%, so
+// roce-plan refuses that switch as "does not fit", never "could not be
+// read", and says to change the policy.
+func TestRenderConflictLabelledInEveryFormat(t *testing.T) {
+	l := startLab(t)
+	hcl := filepath.Join(l.Dir, "lab.hcl")
+	b, err := os.ReadFile(hcl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("bandwidth_percent = 50")) {
+		t.Fatalf("examples/lab/lab.hcl no longer sets bandwidth_percent = 50; update this test")
+	}
+	if err := os.WriteFile(hcl, bytes.Replace(b, []byte("bandwidth_percent = 50"), []byte("bandwidth_percent = 60"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(format ...string) result {
+		t.Helper()
+		r := roce(t, l, "", "roce-plan", append(format, "-target", "switch.n5k-1", l.Dir)...)
+		if r.code != 1 {
+			t.Fatalf("roce-plan %v with a render conflict: want exit 1\n%s", format, r)
+		}
+		if strings.Contains(r.stdout, "switch.n5k-1: could not be read") || strings.Contains(r.stdout, "`switch.n5k-1` could not be read") {
+			t.Errorf("roce-plan %v labels the render conflict a read error\n%s", format, r)
+		}
+		return r
+	}
+	r := plan()
+	for _, want := range []string{
+		"switch.n5k-1: could not be planned: the policy does not fit this switch: switch.n5k-1: render the desired QoS config: ",
+		"queuing bandwidth does not fit in 100%: other classes keep ",
+		"roce classes ask 60%, class-default needs at least 1%",
+		"\n  next: change the policy so that it fits this switch",
+		"the policy does not fit 1 target",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("text plan lacks %q\n%s", want, r)
+		}
+	}
+	if !strings.Contains(r.stderr, "roce-plan: switch.n5k-1: does not fit the policy") {
+		t.Errorf("the progress line does not say the policy does not fit\n%s", r)
+	}
+	r = plan("-markdown")
+	for _, want := range []string{
+		"| `switch.n5k-1` | nexus5000 | 0 | 0 | 0 | **does not fit the policy** | 0 |",
+		"> - `switch.n5k-1` could not be planned: the policy does not fit this switch: ",
+		" — next: change the policy",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("Markdown plan lacks %q\n%s", want, r)
+		}
+	}
+	r = plan("-json")
+	var doc struct {
+		FormatVersion int `json:"format_version"`
+		Targets       []struct {
+			Address   string `json:"address"`
+			Error     string `json:"error"`
+			ErrorKind string `json:"error_kind"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("-json: %v\n%s", err, r)
+	}
+	if doc.FormatVersion != 2 || len(doc.Targets) != 1 || doc.Targets[0].ErrorKind != "render" ||
+		!strings.Contains(doc.Targets[0].Error, "queuing bandwidth does not fit") {
+		t.Errorf("JSON plan: want format 2 and switch.n5k-1 with error_kind render\n%s", r)
+	}
+}
+
+// With -json, stdout holds one JSON document even when a run stops before
+// it has a plan or report (docs/exit-codes.md#with--json): a bad flag, a
+// policy with errors (each at its file and line), an unreadable var file.
+// The exit code is the one without -json.
+func TestJSONOnEarlyFailureEveryBinary(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Dir(filepath.Dir(file))
+	schema, err := jsonschema.Load(filepath.Join(repo, "docs", "plan.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "main.hcl"), []byte("lossless \"a\" {\n  priority = 3\n  dscp = [26]\n  bandwith_percent = 40\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(repo, "examples", "cos")
+	missing := filepath.Join(bad, "missing.vars")
+	tests := []struct {
+		name string
+		args []string
+		def  string // the schema definition stdout must match
+		kind string
+		file string // the first problem's file when it has one
+		line int
+	}{
+		{"plan: bad policy", []string{"roce-plan", "-json", bad}, "failure", "roce-plan-error", filepath.Join(bad, "main.hcl"), 4},
+		{"plan: bad flag", []string{"roce-plan", "-json", "-bogus", good}, "failure", "roce-plan-error", "", 0},
+		{"plan: unreadable var file", []string{"roce-plan", "-json", "-var-file", missing, good}, "failure", "roce-plan-error", "", 0},
+		{"verify: bad policy", []string{"roce-verify", "-json", bad}, "failure", "roce-verify-error", filepath.Join(bad, "main.hcl"), 4},
+		{"verify: bad flag value, -format json", []string{"roce-verify", "-format", "json", "-tolerance", "200", good}, "failure", "roce-verify-error", "", 0},
+		{"verify: unreadable var file", []string{"roce-verify", "-json", "-var-file", missing, good}, "failure", "roce-verify-error", "", 0},
+		{"apply: bad policy", []string{"roce-apply", "-json", bad}, "apply_report", "roce-apply-report", filepath.Join(bad, "main.hcl"), 4},
+		{"apply: bad flag", []string{"roce-apply", "-json", "-bogus", good}, "apply_report", "roce-apply-report", "", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errb := runBin(t, tc.args[0], tc.args[1:]...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errb)
+			}
+			if errs := schema.Validate([]byte(out), "#/$defs/"+tc.def); len(errs) > 0 {
+				t.Fatalf("stdout is not a documented %s:\n%s\n%s", tc.def, strings.Join(errs, "\n"), out)
+			}
+			var doc struct {
+				Kind   string `json:"kind"`
+				Error  string `json:"error"`
+				Errors []struct {
+					Message string `json:"message"`
+					File    string `json:"file"`
+					Line    int    `json:"line"`
+				} `json:"errors"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Kind != tc.kind || doc.Error == "" || strings.TrimSpace(errb) == "" {
+				t.Errorf("want kind %s, an error, and the message on stderr too:\n%s\nstderr:\n%s", tc.kind, out, errb)
+			}
+			if tc.file != "" {
+				if len(doc.Errors) == 0 || doc.Errors[0].File != tc.file || doc.Errors[0].Line != tc.line ||
+					!strings.Contains(doc.Errors[0].Message, "bandwith_percent") {
+					t.Errorf("want the first problem at %s:%d naming bandwith_percent:\n%s", tc.file, tc.line, out)
+				}
+			}
+			if strings.HasPrefix(doc.Kind, "roce-apply") && !strings.Contains(out, "Apply stopped before changing anything") {
+				t.Errorf("the apply report's summary must not claim completion:\n%s", out)
+			}
+		})
 	}
 }

@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +16,9 @@ type ApplyReport struct {
 	// lock, an interrupted earlier apply, a bad plan file), so a -json
 	// report still says why.
 	Error string
+	// Errors are the problems behind Error, each with its file and line
+	// when it has one (a policy with errors); -json prints them.
+	Errors []Problem
 }
 
 // ApplyCounts tallies apply results by status.
@@ -92,6 +93,10 @@ func ApplySummary(r *ApplyReport) string {
 	}
 	head := "Apply complete: "
 	switch {
+	case r != nil && r.Error != "" && c.Applied+c.Failed+c.RolledBack+c.Other == 0:
+		// Stopped before sending anything (a bad flag or policy, a held
+		// lock): nothing was complete.
+		head = "Apply stopped before changing anything: "
 	case c.Failed > 0 || c.Other > 0:
 		head = "Apply FAILED: "
 	case c.RolledBack > 0 || c.Stale > 0 || c.Refused > 0 || c.Untouched > 0:
@@ -178,6 +183,7 @@ type applyReportJSON struct {
 	Counts        ApplyCounts    `json:"counts"`
 	Results       []*ApplyResult `json:"results"`
 	Error         string         `json:"error,omitempty"`
+	Errors        []Problem      `json:"errors,omitempty"`
 }
 
 // RenderApplyJSON writes the apply report as indented JSON with every
@@ -192,24 +198,14 @@ func RenderApplyJSON(w io.Writer, r *ApplyReport) error {
 	}
 	if r != nil {
 		out.StartedAt, out.FinishedAt = r.Started.UTC(), r.Finished.UTC()
-		out.Error = r.Error
+		out.Error, out.Errors = r.Error, r.Errors
 		for _, res := range r.Results {
 			if res != nil {
 				out.Results = append(out.Results, res)
 			}
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("encoding apply report as JSON: %w", err)
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("writing JSON apply report: %w", err)
-	}
-	return nil
+	return writeJSONDocument(w, out, "apply report")
 }
 
 // RenderApplyMarkdown writes the apply report as a pull-request or job

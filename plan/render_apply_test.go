@@ -51,6 +51,8 @@ func TestApplySummary(t *testing.T) {
 			"Apply incomplete: 1 applied, 0 rolled back, 1 stale (re-run roce-plan), 0 untouched, 0 failed."},
 		{"fixture", fixtureRenderApplyReport(),
 			"Apply FAILED: 1 applied, 1 unchanged, 1 rolled back, 1 stale (re-run roce-plan), 1 refused, 2 untouched, 1 failed."},
+		{"stopped before anything (a bad policy)", &ApplyReport{Error: "the policy in x did not load"},
+			"Apply stopped before changing anything: 0 applied, 0 rolled back, 0 untouched, 0 failed."},
 		{"unknown status counted", res("exploded", StatusApplied),
 			"Apply FAILED: 1 applied, 0 rolled back, 0 untouched, 0 failed, 1 with an unknown status."},
 	}

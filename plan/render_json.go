@@ -67,3 +67,41 @@ func normalizePlan(p *Plan) *Plan {
 	}
 	return out
 }
+
+// failureJSON is the document -json prints instead of a plan or report.
+type failureJSON struct {
+	FormatVersion Version   `json:"format_version"`
+	Kind          string    `json:"kind"`
+	Error         string    `json:"error"`
+	Errors        []Problem `json:"errors"`
+}
+
+// RenderFailureJSON writes the document roce-plan -json (kind
+// FailureKindPlan) and roce-verify -json (FailureKindVerify) print on
+// stdout when the run stops before it has a plan or report — a bad flag,
+// a policy with errors, an unreadable variable file — so a CI job always
+// parses JSON: msg says why, errors lists each problem (at least one: msg
+// itself when there are none). docs/plan-json.md#when-a-run-stops-early.
+func RenderFailureJSON(w io.Writer, kind, msg string, problems []Problem) error {
+	doc := failureJSON{FormatVersion: FormatVersion, Kind: kind, Error: msg, Errors: problems}
+	if len(doc.Errors) == 0 {
+		doc.Errors = []Problem{{Message: msg}}
+	}
+	return writeJSONDocument(w, doc, "error document")
+}
+
+// writeJSONDocument writes v as indented JSON, not HTML-escaped, in one
+// write; what names it in errors.
+func writeJSONDocument(w io.Writer, v any, what string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding the JSON %s: %w", what, err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("writing the JSON %s: %w", what, err)
+	}
+	return nil
+}

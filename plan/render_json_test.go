@@ -121,7 +121,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	if errs := s.Validate(data, "#/$defs/plan_file"); len(errs) > 0 {
 		t.Errorf("plan file violates the schema:\n%s", strings.Join(errs, "\n"))
 	}
-	for _, r := range []*ApplyReport{fixtureRenderApplyReport(), {}, {Error: "an earlier roce-apply was interrupted"}, nil} {
+	for _, r := range []*ApplyReport{fixtureRenderApplyReport(), {}, {Error: "an earlier roce-apply was interrupted"}, fixtureFailedApplyReport(), nil} {
 		buf.Reset()
 		if err := RenderApplyJSON(&buf, r); err != nil {
 			t.Fatal(err)
@@ -130,7 +130,16 @@ func TestJSONMatchesSchema(t *testing.T) {
 			t.Errorf("apply report violates the schema:\n%s", strings.Join(errs, "\n"))
 		}
 	}
-	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange", "inputs", "var_file") {
+	for _, kind := range []string{FailureKindPlan, FailureKindVerify} {
+		buf.Reset()
+		if err := RenderFailureJSON(&buf, kind, "the policy in examples/lab has errors", fixtureProblems()); err != nil {
+			t.Fatal(err)
+		}
+		if errs := s.Validate(buf.Bytes(), "#/$defs/failure"); len(errs) > 0 {
+			t.Errorf("%s document violates the schema:\n%s", kind, strings.Join(errs, "\n"))
+		}
+	}
+	for _, p := range s.Documented(documentedDefs...) {
 		if !s.Seen(p) {
 			t.Errorf("documented property %s never appears in the fixtures' JSON", p)
 		}
@@ -146,10 +155,90 @@ func TestSchemaPropertiesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	prop := regexp.MustCompile(`/\$defs/([a-z_]+)/properties/([a-z_]+)$`)
-	for _, p := range s.Documented("plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange", "inputs", "var_file") {
+	for _, p := range s.Documented(documentedDefs...) {
 		m := prop.FindStringSubmatch(p)
 		if !bytes.Contains(doc, []byte("`"+m[2]+"`")) {
 			t.Errorf("docs/plan-json.md does not describe `%s` (%s)", m[2], m[1])
+		}
+	}
+}
+
+// documentedDefs are the schema's definitions whose every property
+// docs/plan-json.md describes and the fixtures' JSON shows.
+var documentedDefs = []string{"plan", "target", "change", "op", "plan_file", "apply_report", "apply_counts", "apply_result", "exchange", "inputs", "var_file", "failure", "problem"}
+
+// fixtureProblems are a policy error at a line and one without a place.
+func fixtureProblems() []Problem {
+	return []Problem{
+		{Message: "Unsupported argument: An argument named \"bandwith_percent\" is not expected here. Did you mean \"bandwidth_percent\"?", File: "examples/lab/lab.hcl", Line: 50, Column: 3},
+		{Message: "reading -var-file lab.vars: open lab.vars: no such file or directory"},
+	}
+}
+
+// fixtureFailedApplyReport is roce-apply stopped by a policy with errors.
+func fixtureFailedApplyReport() *ApplyReport {
+	return &ApplyReport{Started: fixtureRenderTime, Finished: fixtureRenderTime, Error: "the policy in examples/lab has errors", Errors: fixtureProblems()}
+}
+
+func TestRenderFailureJSON(t *testing.T) {
+	tests := []struct {
+		name     string
+		problems []Problem
+		want     string
+	}{
+		{"problems at their lines", fixtureProblems(), `{
+  "format_version": 2,
+  "kind": "roce-plan-error",
+  "error": "the policy has errors",
+  "errors": [
+    {
+      "message": "Unsupported argument: An argument named \"bandwith_percent\" is not expected here. Did you mean \"bandwidth_percent\"?",
+      "file": "examples/lab/lab.hcl",
+      "line": 50,
+      "column": 3
+    },
+    {
+      "message": "reading -var-file lab.vars: open lab.vars: no such file or directory"
+    }
+  ]
+}
+`},
+		{"no problems: the message is the one error", nil, `{
+  "format_version": 2,
+  "kind": "roce-plan-error",
+  "error": "the policy has errors",
+  "errors": [
+    {
+      "message": "the policy has errors"
+    }
+  ]
+}
+`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := RenderFailureJSON(&buf, FailureKindPlan, "the policy has errors", tc.problems); err != nil {
+				t.Fatal(err)
+			}
+			if buf.String() != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", buf.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestProblemString(t *testing.T) {
+	for _, tc := range []struct {
+		p    Problem
+		want string
+	}{
+		{Problem{Message: "m", File: "a.hcl", Line: 3, Column: 2}, "a.hcl:3: m"},
+		{Problem{Message: "m", File: "a.hcl"}, "a.hcl: m"},
+		{Problem{Message: "m"}, "m"},
+	} {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.p, got, tc.want)
 		}
 	}
 }

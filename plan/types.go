@@ -185,6 +185,34 @@ type VarFile struct {
 	Resolved string `json:"resolved"`
 }
 
+// Problem is one error that stopped a run before it had a plan or a
+// report: what, and where when that is a place in a file (a policy or
+// variable file's line). -json prints them (docs/plan-json.md#when-a-run-stops-early).
+type Problem struct {
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+}
+
+// String is "file:line: message", "file: message" or the message.
+func (p Problem) String() string {
+	switch {
+	case p.File != "" && p.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
+	case p.File != "":
+		return p.File + ": " + p.Message
+	}
+	return p.Message
+}
+
+// Failure kinds: the "kind" of the document -json prints when a run stops
+// before it has a plan (roce-plan) or a report (roce-verify).
+const (
+	FailureKindPlan   = "roce-plan-error"
+	FailureKindVerify = "roce-verify-error"
+)
+
 // Excluded is a target a partial plan leaves out, and why.
 type Excluded struct {
 	Address string `json:"address"`

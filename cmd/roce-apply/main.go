@@ -73,13 +73,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var forget cli.Multi
 	fs.Var(&forget, "forget", "with -recover: drop `TARGET`'s journal entry without contacting it, once you have checked and fixed it by hand (or it left the policy); repeatable")
 	fs.Usage = cli.Usage(fs, usage)
+	report := &plan.ApplyReport{Started: time.Now(), Results: []*plan.ApplyResult{}}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cli.ExitOK
 		}
+		// The flag package has said why on stderr; -json (looked for in
+		// the arguments, as parsing stopped) still gets its report.
+		if cli.FlagGiven(args, "json") {
+			report.Finished, report.Error = time.Now(), err.Error()
+			_ = plan.RenderApplyJSON(stdout, report)
+		}
 		return cli.ExitError
 	}
-	report := &plan.ApplyReport{Started: time.Now(), Results: []*plan.ApplyResult{}}
 	// fail reports an error that ends the run; with -json stdout still
 	// gets a report (with the error), so a pipeline parsing it never sees
 	// anything but JSON.
@@ -136,7 +142,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	fab, src, err := c.LoadFabric(dir, stderr)
 	if err != nil {
-		return fail("the policy in " + dir + " has errors (above)")
+		report.Errors = cli.Problems(err) // each with its file and line, for -json
+		return fail("the policy in " + dir + " did not load (errors above)")
 	}
 	if saved != nil && saved.Inputs != nil {
 		now, err := c.Inputs(src)

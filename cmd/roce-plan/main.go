@@ -73,22 +73,40 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	allowPartial := fs.Bool("allow-partial", false, "with -out: save the plan even if some targets could not be read or planned; they are recorded as excluded")
 	lockFile := fs.String("lock-file", "", "the apply lock `FILE` roce-apply uses (default DIR/.roce/apply.lock); its apply journal, checked for interrupted applies, is beside it")
 	fs.Usage = cli.Usage(fs, usage)
-	dir, code, ok := parseArgs(fs, args, stderr)
-	if !ok {
+	// Until there is a plan, an error ends the run; with -json stdout
+	// still gets a JSON document saying why (docs/plan-json.md#when-a-run-stops-early),
+	// so a CI job parsing it never sees nothing. reported: the message is
+	// already on stderr (a bad flag, the policy's diagnostics).
+	jsonWanted := cli.FlagGiven(args, "json")
+	fail := func(msg string, cause error, reported bool) int {
+		if !reported {
+			fmt.Fprintln(stderr, "roce-plan:", msg)
+		}
+		if jsonWanted {
+			if err := plan.RenderFailureJSON(stdout, plan.FailureKindPlan, msg, cli.Problems(cause)); err != nil {
+				fmt.Fprintln(stderr, "roce-plan:", err)
+			}
+		}
+		return cli.ExitError
+	}
+	dir, code, err := parseArgs(fs, args, stderr)
+	if err != nil {
+		return fail(err.Error(), err, true)
+	}
+	if dir == "" {
 		return code
 	}
+	jsonWanted = *asJSON
 	if *asJSON && *asMarkdown {
-		fmt.Fprintln(stderr, "roce-plan: -json and -markdown are exclusive; pick one")
-		return cli.ExitError
+		return fail("-json and -markdown are exclusive; pick one", nil, false)
 	}
 	log, err := c.Logger(stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "roce-plan:", err)
-		return cli.ExitError
+		return fail(err.Error(), err, false)
 	}
 	fab, src, err := c.LoadFabric(dir, stderr)
 	if err != nil {
-		return cli.ExitError
+		return fail("the policy in "+dir+" did not load", err, true)
 	}
 	lockPath := *lockFile
 	if lockPath == "" {
@@ -96,22 +114,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	interrupted, err := plan.ReadJournal(plan.JournalDir(lockPath))
 	if err != nil {
-		fmt.Fprintln(stderr, "roce-plan:", err)
-		return cli.ExitError
+		return fail(err.Error(), err, false)
 	}
 	if len(interrupted) > 0 {
 		rc := "roce-apply -recover"
 		if *lockFile != "" {
 			rc += " -lock-file " + *lockFile
 		}
-		fmt.Fprintln(stderr, "roce-plan:", plan.DescribeInterrupted(interrupted, rc+" "+dir))
+		msg := plan.DescribeInterrupted(interrupted, rc+" "+dir)
+		fmt.Fprintln(stderr, "roce-plan:", msg)
 		fmt.Fprintln(stderr, "roce-plan: not planning: a plan read from half-configured targets would be misleading.")
-		return cli.ExitError
+		return fail("not planning: an interrupted roce-apply awaits recovery: "+msg, nil, true)
 	}
 	p, err := cli.MakePlan(ctx, &c, fab, log, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "roce-plan:", err)
-		return cli.ExitError
+		return fail(err.Error(), err, false)
 	}
 	p.PolicyDir = dir
 	p.PolicyDigest = src.Digest()
@@ -188,23 +205,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // parseArgs parses fs's flags and its one optional policy directory
-// (default "."). When it returns ok = false the caller exits with code: 0
-// after -h, 1 after a bad flag or argument (already reported).
-func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (dir string, code int, ok bool) {
+// (default "."). After -h it returns no directory and code 0; after a bad
+// flag or argument an error, already reported on stderr (exit 1).
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) (dir string, code int, err error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return "", cli.ExitOK, false
+			return "", cli.ExitOK, nil
 		}
-		return "", cli.ExitError, false
+		return "", cli.ExitError, err
 	}
 	switch fs.NArg() {
 	case 0:
-		return ".", 0, true
+		return ".", 0, nil
 	case 1:
-		return fs.Arg(0), 0, true
+		return fs.Arg(0), 0, nil
 	}
-	fmt.Fprintf(stderr, "%s: expected at most one policy directory, got %d arguments: %v\n", fs.Name(), fs.NArg(), fs.Args())
-	return "", cli.ExitError, false
+	err = fmt.Errorf("expected at most one policy directory, got %d arguments: %v", fs.NArg(), fs.Args())
+	fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+	return "", cli.ExitError, err
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -213,8 +231,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	var c cli.Common
 	c.Register(fs)
 	fs.Usage = cli.Usage(fs, "Usage: roce-plan validate [flags] [DIR]\n\nChecks the policy in DIR without contacting any device. Exit 1 on errors.\n")
-	dir, code, ok := parseArgs(fs, args, stderr)
-	if !ok {
+	dir, code, err := parseArgs(fs, args, stderr)
+	if err != nil || dir == "" {
 		return code
 	}
 	fab, _, err := c.LoadFabric(dir, stderr)
@@ -231,8 +249,8 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	check := fs.Bool("check", false, "change nothing; list files that are not canonical and exit 1 if any")
 	fs.Usage = cli.Usage(fs, "Usage: roce-plan fmt [-check] [DIR]\n\nRewrites every *.hcl file in DIR in canonical form.\n")
-	dir, code, ok := parseArgs(fs, args, stderr)
-	if !ok {
+	dir, code, err := parseArgs(fs, args, stderr)
+	if err != nil || dir == "" {
 		return code
 	}
 	changed, err := policies.Format(dir, *check)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,17 +29,7 @@ func write(t *testing.T, dir, name, text string) string {
 }
 
 func TestValidate(t *testing.T) {
-	bad := t.TempDir()
-	write(t, bad, "fabric.hcl", `lossless "roce" {
-  udp_port = 4791
-  priority = 3
-}
-
-credentials "sw" {
-  username = "admin"
-  password = "hunter2"
-}
-`)
+	bad := badPolicy(t)
 	tests := []struct {
 		name     string
 		args     []string
@@ -186,4 +177,85 @@ switch "leaf1" {
 	if !strings.Contains(errs, "roce-plan: switch.leaf1: unreadable") {
 		t.Fatalf("no progress line off a terminal\nstderr:\n%s", errs)
 	}
+}
+
+// With -json, a run that stops before it has a plan still prints one JSON
+// document on stdout (format 2, kind roce-plan-error, errors with file and
+// line where there is one) and exits 1 as without -json; the human
+// message stays on stderr, and no secret is in either.
+func TestJSONOnEarlyFailure(t *testing.T) {
+	bad := badPolicy(t)
+	good := "../../examples/cos"
+	tests := []struct {
+		name   string
+		args   []string
+		file   string // the first problem's file, "" for none
+		line   int
+		errHas string // in the document's error
+		stderr string
+	}{
+		{"bad policy", []string{"-json", bad}, filepath.Join(bad, "fabric.hcl"), 8, "the policy in " + bad + " did not load", "fabric.hcl line 8"},
+		{"bad flag", []string{"-json", "-bogus", good}, "", 0, "flag provided but not defined: -bogus", "-bogus"},
+		{"bad flag before -json", []string{"-bogus", "-json", good}, "", 0, "-bogus", "-bogus"},
+		{"unreadable var file", []string{"-json", "-var-file", filepath.Join(bad, "missing.vars"), good}, "", 0, "did not load", "missing.vars"},
+		{"-json with -markdown", []string{"-json", "-markdown", good}, "", 0, "exclusive", "exclusive"},
+		{"bad log level", []string{"-json", "-log-level", "loud", good}, "", 0, "-log-level", "-log-level"},
+		{"unknown -target", []string{"-json", "-target", "switch.nope", good}, "", 0, "switch.nope", "switch.nope"},
+		{"two directories", []string{"-json", good, good}, "", 0, "at most one policy directory", "at most one"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runPlan(t, tc.args...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+			}
+			var doc struct {
+				FormatVersion int    `json:"format_version"`
+				Kind          string `json:"kind"`
+				Error         string `json:"error"`
+				Errors        []plan.Problem
+				Targets       any `json:"targets"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
+			}
+			if doc.FormatVersion != 2 || doc.Kind != plan.FailureKindPlan || doc.Targets != nil || len(doc.Errors) == 0 {
+				t.Fatalf("want format 2, kind %s, errors and no plan:\n%s", plan.FailureKindPlan, out)
+			}
+			if !strings.Contains(doc.Error, tc.errHas) {
+				t.Errorf("error %q lacks %q", doc.Error, tc.errHas)
+			}
+			if p := doc.Errors[0]; p.File != tc.file || p.Line != tc.line || p.Message == "" {
+				t.Errorf("first problem %+v, want file %q line %d and a message", p, tc.file, tc.line)
+			}
+			if !strings.Contains(errs, tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, errs)
+			}
+			if strings.Contains(out+errs, "hunter2") {
+				t.Errorf("a secret is printed:\n%s\n%s", out, errs)
+			}
+		})
+	}
+	// Without -json stdout stays empty.
+	if code, out, _ := runPlan(t, bad); code != 1 || out != "" {
+		t.Errorf("without -json: exit %d, stdout %q", code, out)
+	}
+}
+
+// badPolicy is a policy directory whose fabric.hcl has an error at line 8
+// (a password written into the file) and the secret hunter2.
+func badPolicy(t *testing.T) string {
+	t.Helper()
+	bad := t.TempDir()
+	write(t, bad, "fabric.hcl", `lossless "roce" {
+  udp_port = 4791
+  priority = 3
+}
+
+credentials "sw" {
+  username = "admin"
+  password = "hunter2"
+}
+`)
+	return bad
 }

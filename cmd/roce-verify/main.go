@@ -92,15 +92,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	fs.Float64Var(&f.pauseStormPPS, "pause-storm-pps", verify.DefaultPauseStormPPS, "pause frames per second on one port and priority reported as a pause storm")
 	fs.StringVar(&f.emulated, "emulated", "auto", "the lab's emulated RDMA device: auto (lab hosts only), on (every probe; non-lab hosts are refused) or off (perftest everywhere); see docs/verify.md")
 	fs.Usage = cli.Usage(fs, usage)
+	// Until there is a report, an error ends the run; with -json (-format
+	// json) and no -out, stdout still gets a JSON document saying why
+	// (docs/plan-json.md#when-a-run-stops-early). reported: the message is
+	// already on stderr (a bad flag, the policy's diagnostics).
+	jsonWanted := cli.FlagGiven(args, "json") || formatJSONGiven(args)
+	failWith := func(msg string, cause error, reported bool) int {
+		if !reported {
+			fmt.Fprintln(stderr, "roce-verify: "+msg)
+		}
+		if jsonWanted {
+			if err := plan.RenderFailureJSON(stdout, plan.FailureKindVerify, msg, cli.Problems(cause)); err != nil {
+				fmt.Fprintln(stderr, "roce-verify:", err)
+			}
+		}
+		return cli.ExitError
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cli.ExitOK
 		}
-		return cli.ExitError
+		return failWith(err.Error(), err, true)
 	}
+	jsonWanted = f.format == verify.FormatJSON && f.out == ""
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "roce-verify: "+format+"\n", a...)
-		return cli.ExitError
+		return failWith(fmt.Sprintf(format, a...), nil, false)
 	}
 	if fs.NArg() > 1 {
 		return fail("expected at most one policy directory, got %d arguments: %v", fs.NArg(), fs.Args())
@@ -176,7 +192,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 
 	fab, _, err := c.LoadFabric(dir, stderr)
 	if err != nil {
-		return cli.ExitError
+		return failWith("the policy in "+dir+" did not load", err, true)
 	}
 	env := plan.Env{Fabric: fab, Getenv: os.LookupEnv, Logger: log, Timeout: c.Timeout}
 	w := wire(reg, env, fab, opts, f.localProbes)
@@ -190,6 +206,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	if err != nil {
 		return fail("%v", err)
 	}
+	jsonWanted = false // from here stdout holds the report, and only it
 	if err := writeReport(rep, f, stdout); err != nil {
 		return fail("%v", err)
 	}
@@ -224,4 +241,23 @@ func writeReport(rep *verify.Report, f flags, stdout io.Writer) error {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
 	return verify.RenderText(stdout, rep)
+}
+
+// formatJSONGiven reports whether args ask for -format json (-format json,
+// -format=json), for a run that fails while parsing its flags.
+func formatJSONGiven(args []string) bool {
+	given := false
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		switch n, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "="); {
+		case !strings.HasPrefix(a, "-") || n != "format":
+		case ok:
+			given = v == verify.FormatJSON
+		case i+1 < len(args):
+			given = args[i+1] == verify.FormatJSON
+		}
+	}
+	return given
 }

@@ -153,7 +153,7 @@ func (c *Common) LoadFabric(dir string, stderr io.Writer) (*policies.Fabric, *po
 		}
 	}
 	if diags.HasErrors() || fab == nil {
-		return nil, src, ErrReported
+		return nil, src, &DiagnosticsError{Diags: diags}
 	}
 	return fab, src, nil
 }
