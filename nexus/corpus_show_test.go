@@ -59,6 +59,17 @@ func TestCorpusShowVersion(t *testing.T) {
 			Uptime:      311*24*time.Hour + 27*time.Minute + 35*time.Second,
 			ResetReason: "Reset triggered due to HA policy of Reset",
 		}, "nexus5000"},
+		// Indented by four blanks as quoted, a multi-line "Power Sequencer
+		// Firmware" block, and a second "System version:" (the release
+		// before the last reset) that must not be taken for the running one.
+		{"reduce-techsupport-version-n5596-6.0.2.N2.7.txt", VersionReport{
+			Version: Version{Platform: "Nexus5596", Chassis: `Chassis ("O2 48X10GE/Modular Supervisor")`, OS: "6.0(2)N2(7)", Kickstart: "6.0(2)N2(7)", Image: "bootflash:///n5000-uk9.6.0.2.N2.7.bin"},
+			BIOS:    "3.6.0", KickstartImage: "bootflash:///n5000-uk9-kickstart.6.0.2.N2.7.bin",
+			Hardware: `Nexus 5596 Chassis ("O2 48X10GE/Modular Supervisor")`, CPU: "Intel(R) Xeon(R) CPU         with 8253868 kB of memory.",
+			Serial: "FOC172447T4", DeviceName: "dc1-srvacc-01", Bootflash: "2007040 kB",
+			Uptime:      536*24*time.Hour + 18*time.Hour + 13*time.Minute + 4*time.Second,
+			ResetReason: "Disruptive upgrade",
+		}, "nexus5000"},
 	}
 	for _, tt := range tests {
 		for variant, text := range noisy(corpusShow(t, tt.file)) {
