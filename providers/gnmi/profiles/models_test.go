@@ -43,3 +43,39 @@ func TestCheckModels(t *testing.T) {
 		}
 	}
 }
+
+// The advertised names and versions come from the target: any string is
+// taken without a panic, a module name never keeps a namespace, and the
+// version order is antisymmetric and reflexive where it applies.
+func FuzzCheckModels(f *testing.F) {
+	for _, s := range [][3]string{
+		{"urn:srl_nokia/qos:srl_nokia-qos", "2025-03-31", "2024-10-31"},
+		{"openconfig-qos", "2.2.0", "2.10.1"},
+		{"arista-qos-augments", "", "0.0.4"},
+		{"sonic-db", "0.1.0", "v1"},
+		{":", "9999-99-99", "1.-1"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	p, err := New("srlinux", Settings{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name, a, b string) {
+		if n := ModelName(name); len(n) > len(name) || (len(n) > 0 && n[0] == ':') {
+			t.Fatalf("ModelName(%q) = %q", name, n)
+		}
+		ab, ok1 := compareVersions(a, b)
+		ba, ok2 := compareVersions(b, a)
+		if ok1 != ok2 || (ok1 && ab != -ba) {
+			t.Fatalf("compareVersions(%q, %q) = %d,%v but reversed %d,%v", a, b, ab, ok1, ba, ok2)
+		}
+		if aa, ok := compareVersions(a, a); ok && aa != 0 {
+			t.Fatalf("compareVersions(%q, itself) = %d", a, aa)
+		}
+		c := CheckModels(p, []Model{{Name: name, Version: a}, {Name: "srl_nokia-interfaces", Version: b}})
+		if len(c.Missing)+len(c.Older) > 2 {
+			t.Fatalf("more findings than needed models: %+v", c)
+		}
+	})
+}

@@ -101,10 +101,7 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 			if warn != "" {
 				d.Warnings = append(d.Warnings, warn)
 			}
-			for _, v := range ds {
-				if prev, dup := dscpMap[strconv.Itoa(v)]; dup && prev != tc {
-					return nil, fmt.Errorf("%s: DSCP %d is claimed by two classes with different priorities", kind, v)
-				}
+			for _, v := range ds { // checkCommon refused a DSCP of two classes
 				dscpMap[strconv.Itoa(v)] = tc
 			}
 		case policies.MatchCoS:
