@@ -130,7 +130,8 @@ func TestSettingsChangeOrigin(t *testing.T) {
 		}
 		cc := *c
 		cc.ECN = nil
-		d, err := p.Render(Input{Switch: "s", Interfaces: []string{"Ethernet0"}, Classes: []*policies.Lossless{&cc}})
+		port := map[string]string{"sonic": "Ethernet0", "srlinux": "ethernet-1/1"}[tc.name]
+		d, err := p.Render(Input{Switch: "s", Interfaces: []string{port}, Classes: []*policies.Lossless{&cc}})
 		if err != nil {
 			t.Fatal(err)
 		}
