@@ -154,6 +154,12 @@ func TestCorpusConfigsCheck5000(t *testing.T) {
 		// elsewhere in the switch's configuration, not in the excerpt.
 		"mierdin-n5k-system-qos-jumbo.cfg": {2},       // policy-map jumbo of type network-qos does not exist
 		"mierdin-n5k-network-qos.cfg":      {2, 3, 4}, // class-map class-platinum of type network-qos does not exist (and so neither do its actions)
+		// Four undefined class-maps. After the first two the CLI is in the
+		// policy-map with no class open, so their actions are refused too;
+		// after class-fcoe (built in) its sub-mode stays open, and the
+		// actions under the refused class-silver/class-bronze land in it,
+		// as they would on the switch.
+		"mierdin-n5k-network-qos-jumbo-classes.cfg": {2, 3, 4, 5, 6, 10, 12},
 	}
 	for name, text := range cfgs {
 		c, err := Check(text, p, nil)
