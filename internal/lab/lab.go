@@ -135,6 +135,7 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 	}
 	var known []string
 	users := map[string]string{"admin": l.Password}
+	schemas := &gnmisim.Schemas{} // each gNMI profile's YANG compiled once for the lab
 	for _, sw := range fab.Switches {
 		sim := topo.Switches[sw.Name]
 		l.platform[sw.Name] = sw.Platform
@@ -163,6 +164,7 @@ func Up(ctx context.Context, dir string, o Options) (_ *Lab, err error) {
 			srv, err := gnmisim.Listen(ctx, "127.0.0.1:0", gnmisim.Options{
 				Profile: sw.Profile, Users: users, TLSCert: cert, Interfaces: sw.Interfaces,
 				Version: sim.Version, Logger: log.With("switch", sw.Name), CommitConfirm: true,
+				Schemas: schemas,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("starting the gNMI target for %s: %w", sw.Name, err)

@@ -199,6 +199,7 @@ func startFleet(ctx context.Context, dir string, mix Mix, lat Latency, log *slog
 	var errs []error
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
+	schemas := &gnmisim.Schemas{} // each gNMI profile's YANG compiled once for the fleet
 	for _, kind := range switchKinds {
 		for i := range mix[kind] {
 			name := switchName(kind, i)
@@ -207,7 +208,7 @@ func startFleet(ctx context.Context, dir string, mix Mix, lat Latency, log *slog
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				addr, line, nx, gn, err := startSwitch(ctx, kind, name, users, hostKeys[kind], cert, lat, log)
+				addr, line, nx, gn, err := startSwitch(ctx, kind, name, users, hostKeys[kind], cert, lat, log, schemas)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -238,7 +239,7 @@ func startFleet(ctx context.Context, dir string, mix Mix, lat Latency, log *slog
 	return f, nil
 }
 
-func startSwitch(ctx context.Context, kind, name string, users map[string]string, key ssh.Signer, cert tls.Certificate, lat Latency, log *slog.Logger) (addr, known string, nx *nxsim.Server, gn *gnmisim.Server, err error) {
+func startSwitch(ctx context.Context, kind, name string, users map[string]string, key ssh.Signer, cert tls.Certificate, lat Latency, log *slog.Logger, schemas *gnmisim.Schemas) (addr, known string, nx *nxsim.Server, gn *gnmisim.Server, err error) {
 	switch kind {
 	case KindNexus5000, KindNexus7000:
 		o := nxsim.Options{Hostname: name, Platform: kind, Users: users, HostKey: key,
@@ -263,7 +264,7 @@ func startSwitch(ctx context.Context, kind, name string, users map[string]string
 		srv, err := gnmisim.Listen(ctx, "127.0.0.1:0", gnmisim.Options{
 			Profile: prof, Users: users, TLSCert: cert, Interfaces: gnmiInterfaces[prof],
 			Version: gnmiVersions[prof], Logger: log, CommitConfirm: true,
-			Faults: gnmisim.Faults{Latency: lat.GNMI},
+			Faults: gnmisim.Faults{Latency: lat.GNMI}, Schemas: schemas,
 		})
 		if err != nil {
 			return "", "", nil, nil, fmt.Errorf("starting the gNMI target %s: %w", name, err)
