@@ -313,6 +313,7 @@ func TestPayloadsValidateAgainstVendorYANG(t *testing.T) {
 			{"delete all", nil},
 		}},
 	}
+	schemas := &gnmisim.Schemas{}
 	for _, tc := range cases {
 		t.Run(tc.profile, func(t *testing.T) {
 			testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
@@ -320,6 +321,14 @@ func TestPayloadsValidateAgainstVendorYANG(t *testing.T) {
 			if msg := yanglint(t, tc.profile, "config", instanceData(t, l.sim, tc.profile)); msg != "" {
 				t.Fatalf("the simulator's initial config is not valid %s instance data: %s", tc.profile, msg)
 			}
+			// The same replies pass the simulator's own (goyang) check.
+			goyangOK := func(what string, doc map[string]any, state bool) {
+				t.Helper()
+				if err := schemas.CheckInstance(tc.profile, doc, state); err != nil {
+					t.Fatalf("%s: the simulator's Get reply fails its own compiled schema: %v", what, err)
+				}
+			}
+			goyangOK("initial config", instanceData(t, l.sim, tc.profile), false)
 			ctx := ctxT(t)
 			for _, st := range tc.steps {
 				l.fabric.Lossless = st.classes
@@ -336,13 +345,17 @@ func TestPayloadsValidateAgainstVendorYANG(t *testing.T) {
 					t.Fatalf("%s: apply: %s %v %+v", st.what, res.Status, err, res.Transcript)
 				}
 				if tc.profile != "sonic" { // SONiC state is COUNTERS_DB, not YANG-modelled
-					if msg := yanglint(t, tc.profile, "data", getInstanceData(t, l.sim, tc.profile, gpb.GetRequest_ALL)); msg != "" {
+					all := getInstanceData(t, l.sim, tc.profile, gpb.GetRequest_ALL)
+					if msg := yanglint(t, tc.profile, "data", all); msg != "" {
 						t.Fatalf("%s: the simulator's Get (config and state) is not valid instance data: %s", st.what, msg)
 					}
+					goyangOK(st.what+" (config and state)", all, true)
 				}
-				if msg := yanglint(t, tc.profile, "config", instanceData(t, l.sim, tc.profile)); msg != "" {
+				cfg := instanceData(t, l.sim, tc.profile)
+				if msg := yanglint(t, tc.profile, "config", cfg); msg != "" {
 					t.Fatalf("%s: after the SetRequest the target's config is not valid against the vendor YANG: %s\n--- SetRequest ops\n%s", st.what, msg, opsJSON(tp.Ops))
 				}
+				goyangOK(st.what, cfg, false)
 			}
 		})
 	}
@@ -384,6 +397,7 @@ func node(t *testing.T, doc map[string]any, steps ...string) map[string]any {
 // vendor's models, features and deviations. Each case cites the YANG that
 // refuses it.
 func TestVendorYANGRefusesKnownBadPayloads(t *testing.T) {
+	schemas := &gnmisim.Schemas{}
 	cases := []struct {
 		profile string
 		class   *policies.Lossless
@@ -436,10 +450,17 @@ func TestVendorYANGRefusesKnownBadPayloads(t *testing.T) {
 			if msg := yanglint(t, tc.profile, "config", doc); msg != "" {
 				t.Fatalf("the unmodified datastore must be valid: %s", msg)
 			}
+			if err := schemas.CheckInstance(tc.profile, doc, false); err != nil {
+				t.Fatalf("the unmodified datastore must pass the simulator's schema: %v", err)
+			}
 			tc.mutate(t, doc)
 			msg := yanglint(t, tc.profile, "config", doc)
 			if msg == "" || !strings.Contains(msg, tc.want) {
 				t.Errorf("yanglint accepted or refused for another reason (want %q; %s):\n%s", tc.want, tc.cite, msg)
+			}
+			// The simulator's compiled schema refuses it too.
+			if err := schemas.CheckInstance(tc.profile, doc, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("the simulator's schema accepted or refused for another reason (want %q; %s): %v", tc.want, tc.cite, err)
 			}
 		})
 	}

@@ -23,6 +23,8 @@ type schema struct {
 	c     *compiled
 	sonic bool
 	musts []mustRule
+	// state accepts config false nodes (checking Get replies, not Sets).
+	state bool
 }
 
 // dataParent is the data node above e (choice and case are not data).
@@ -329,7 +331,7 @@ func (s *schema) walkMembers(e *yang.Entry, parentMod, at string, v any, form va
 		case form == formIETF && !qualified && want != parentMod:
 			return status.Errorf(codes.InvalidArgument, "%s: member %q is defined in module %s, not its parent's: it must be sent as %q (RFC 7951 §4)", at, k, want, want+":"+name)
 		}
-		if ch.ReadOnly() {
+		if ch.ReadOnly() && !s.state {
 			return status.Errorf(codes.InvalidArgument, "%s/%s: config false in the model (state data): not writable", at, k)
 		}
 		var err error
@@ -522,4 +524,49 @@ func (s *schema) keyLeaves(leaves []gpath.Leaf) []gpath.Leaf {
 		}
 	}
 	return out
+}
+
+// CheckInstance validates an RFC 7951 instance document — top-level
+// members qualified with their module, as yanglint reads it; for sonic,
+// sonic-yang's containers and lists — against the profile's compiled
+// models, the way the target checks a Set: names, module qualifiers,
+// keys, types, leafrefs, mandatory leaves and, except for sonic (whose
+// rules are written against CONFIG_DB paths), the must rules. state
+// admits config false nodes (a Get of config and state). Tests hold the
+// simulator's Get replies to it.
+func (s *Schemas) CheckInstance(profile string, doc map[string]any, state bool) error {
+	c, err := s.get(profile)
+	if err != nil {
+		return err
+	}
+	sch := &schema{c: c, state: state}
+	if err := sch.walkMembers(nil, "", "", doc, formIETF); err != nil {
+		return err
+	}
+	leaves, err := gpath.Flatten(gpath.Path{}, doc, sch.keysOf)
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	inst := make([]instLeaf, len(leaves))
+	t := tree{}
+	for i, l := range leaves {
+		inst[i] = instLeaf{path: l.Path, value: l.Value, form: formIETF, from: l.Path.String()}
+		t[l.Path.Key()] = l
+	}
+	if err := c.checkInstance(inst, state); err != nil {
+		return err
+	}
+	if profile == "sonic" {
+		return nil
+	}
+	p, err := newProfile(profile, "", s)
+	if err != nil {
+		return err
+	}
+	for _, r := range p.cfg.musts {
+		if err := r.check(t); err != nil {
+			return violation(r, err)
+		}
+	}
+	return nil
 }
