@@ -27,58 +27,52 @@ const MaxInterfaceName = 64
 // Ethernet<slot>/<port>[/<lane>]); SONiC CONFIG_DB PORT keys (Ethernet<n>);
 // Nokia SR Linux (ethernet-<slot>/<port>[/<breakout>]).
 var interfaceRules = map[string]struct {
-	re   *regexp.Regexp
-	like string
+	re       *regexp.Regexp
+	platform string // how the error names the platform's ports
+	like     string
 }{
-	"nexus5000":       {regexp.MustCompile(`^Ethernet[0-9]{1,3}(/[0-9]{1,3}){1,2}$`), "Ethernet1/1 or Ethernet101/1/1"},
-	"nexus7000":       {regexp.MustCompile(`^Ethernet[0-9]{1,3}(/[0-9]{1,3}){1,2}$`), "Ethernet1/1 or Ethernet101/1/1"},
-	"gnmi/arista":     {regexp.MustCompile(`^Ethernet[0-9]{1,4}(/[0-9]{1,3}){0,2}$`), "Ethernet1, Ethernet1/1 or Ethernet3/1/1"},
-	"gnmi/sonic":      {regexp.MustCompile(`^Ethernet[0-9]{1,4}$`), "Ethernet0"},
-	"gnmi/srlinux":    {regexp.MustCompile(`^ethernet-[0-9]{1,2}/[0-9]{1,3}(/[0-9]{1,2})?$`), "ethernet-1/1 or ethernet-1/3/1"},
-	"gnmi/openconfig": {regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./:-]*$`), "Ethernet1/1, et-0/0/1 or swp1 (letters, digits, '/', '.', ':', '_', '-')"},
+	"nexus5000":       {regexp.MustCompile(`^Ethernet[0-9]{1,3}(/[0-9]{1,3}){1,2}$`), "Nexus 5000", "Ethernet1/1 or Ethernet101/1/1"},
+	"nexus7000":       {regexp.MustCompile(`^Ethernet[0-9]{1,3}(/[0-9]{1,3}){1,2}$`), "Nexus 7000", "Ethernet1/1 or Ethernet101/1/1"},
+	"gnmi/arista":     {regexp.MustCompile(`^Ethernet[0-9]{1,4}(/[0-9]{1,3}){0,2}$`), "Arista EOS", "Ethernet1, Ethernet1/1 or Ethernet3/1/1"},
+	"gnmi/sonic":      {regexp.MustCompile(`^Ethernet[0-9]{1,4}$`), "SONiC", "Ethernet0"},
+	"gnmi/srlinux":    {regexp.MustCompile(`^ethernet-[0-9]{1,2}/[0-9]{1,3}(/[0-9]{1,2})?$`), "SR Linux", "ethernet-1/1 or ethernet-1/3/1"},
+	"gnmi/openconfig": {regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./:-]*$`), "OpenConfig", "Ethernet1/1, et-0/0/1 or swp1 (letters, digits, '/', '.', ':', '_', '-')"},
 }
 
-// CheckInterfaceName refuses a switch interface name that kind ("nexus5000",
-// "nexus7000", "gnmi/<profile>") has no port of: wrong shape, wildcard
-// ('*'), control characters or white space, path or key delimiters, or
-// longer than MaxInterfaceName. The error says what the platform's names
-// look like. An unknown kind gets the generic (OpenConfig) rule.
+// CheckInterfaceName is the one rule for a switch interface name, applied
+// by validation (so a bad name fails at `roce-plan validate`, naming
+// file:line) and by the gNMI profiles when they render a plan (so a caller
+// that skipped validation gets the same verdict, and nothing reaches a
+// path). It refuses a name kind ("nexus5000", "nexus7000",
+// "gnmi/<profile>") has no port of: empty, longer than MaxInterfaceName, a
+// wildcard ('*'), quote, bracket, path or key delimiter, control
+// character, non-ASCII character or white space, or of another shape than
+// the platform's ports. The error says what the platform's names look
+// like. An unknown kind gets the generic (OpenConfig) rule.
 func CheckInterfaceName(kind, name string) error {
-	if err := CheckInterfaceChars(kind, name); err != nil {
-		return err
-	}
-	rule, ok := interfaceRules[kind]
-	if !ok {
-		rule = interfaceRules["gnmi/openconfig"]
-	}
-	if !rule.re.MatchString(name) {
-		return fmt.Errorf("interface name %s is not a %s port name; they look like %s", strconv.Quote(name), kind, rule.like)
-	}
-	return nil
-}
-
-// CheckInterfaceChars is the part of CheckInterfaceName that keeps a name
-// from being read as something else by a device: not empty, at most
-// MaxInterfaceName characters, no wildcard, quote, bracket, path or key
-// delimiter, control character or white space. Renderers apply it to
-// whatever they are given (validate has applied the full rule before).
-func CheckInterfaceChars(kind, name string) error {
 	rule, ok := interfaceRules[kind]
 	if !ok {
 		rule = interfaceRules["gnmi/openconfig"]
 	}
 	switch {
 	case name == "":
-		return fmt.Errorf("empty interface name")
+		return fmt.Errorf("empty interface name; %s port names look like %s", rule.platform, rule.like)
 	case len(name) > MaxInterfaceName:
-		return fmt.Errorf("interface name of %d characters (%s...) is longer than %d; no %s port has such a name", len(name), strconv.Quote(name[:16]), MaxInterfaceName, kind)
-	case strings.ContainsAny(name, "*?[]{}=|\\\"' \t\r\n\x00"):
-		return fmt.Errorf("interface name %s holds a wildcard, quote, bracket, delimiter or white space, which a device would read as a pattern or a path; name one port, like %s", strconv.Quote(name), rule.like)
+		return fmt.Errorf("interface name of %d characters (%s...) is longer than %d; no %s port has such a name: they look like %s", len(name), strconv.Quote(name[:16]), MaxInterfaceName, kind, rule.like)
 	}
 	for _, r := range name {
-		if r < 0x20 || r >= 0x7f {
-			return fmt.Errorf("interface name %s holds a control or non-ASCII character; name one port, like %s", strconv.Quote(name), rule.like)
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return fmt.Errorf("interface name %s holds a control character (%q), which a device would read as the end of a command or a different name; name one port, like %s", strconv.Quote(name), r, rule.like)
+		case r > 0x7f:
+			return fmt.Errorf("interface name %s holds a non-ASCII character; name one port, like %s", strconv.Quote(name), rule.like)
 		}
+	}
+	if strings.ContainsAny(name, "*?[]{}=|\\\"' ") {
+		return fmt.Errorf("interface name %s holds a wildcard, quote, bracket, delimiter or white space, which a device would read as a pattern or a path; name one port, like %s", strconv.Quote(name), rule.like)
+	}
+	if !rule.re.MatchString(name) {
+		return fmt.Errorf("interface name %s is not a %s port name: %s port names look like %s", strconv.Quote(name), kind, rule.platform, rule.like)
 	}
 	return nil
 }

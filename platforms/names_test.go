@@ -24,7 +24,8 @@ func TestCheckInterfaceName(t *testing.T) {
 		// Hostile on every platform.
 		{"gnmi/sonic", "*", "wildcard"},
 		{"gnmi/openconfig", "*", "wildcard"},
-		{"gnmi/arista", "Ethernet1\n", "white space"},
+		{"gnmi/arista", "Ethernet1\n", "control character ('\\n')"},
+		{"gnmi/arista", "Ethernet 1", "white space"},
 		{"gnmi/srlinux", "ethernet-1/1]/config", "wildcard"},
 		{"gnmi/openconfig", "Ethernet1[name=x]", "wildcard"},
 		{"gnmi/sonic", "Ethernet0|3", "delimiter"},
@@ -34,7 +35,10 @@ func TestCheckInterfaceName(t *testing.T) {
 		{"gnmi/openconfig", "eth\x01", "control"},
 		{"gnmi/openconfig", "Éthernet1", "non-ASCII"},
 		// Names of another platform's shape do not exist here.
-		{"gnmi/sonic", "Ethernet1/1", "not a gnmi/sonic port name"},
+		{"gnmi/sonic", "Ethernet1/1", "not a gnmi/sonic port name: SONiC port names look like Ethernet0"},
+		{"gnmi/sonic", "Ethernet12345", "not a gnmi/sonic port name"},
+		{"gnmi/srlinux", long, "longer than 64; no gnmi/srlinux port has such a name: they look like ethernet-1/1"},
+		{"gnmi/arista", "", "empty interface name; Arista EOS port names look like Ethernet1"},
 		{"gnmi/srlinux", "Ethernet0", "not a gnmi/srlinux port name"},
 		{"gnmi/arista", "ethernet-1/1", "not a gnmi/arista port name"},
 		{"nexus5000", "Ethernet1", "not a nexus5000 port name"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rocefabric/roce/platforms"
 )
 
 var switchSchema = &hcl.BodySchema{
@@ -151,6 +152,15 @@ func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst insta
 func (l *loader) interfaces(r *reader, sw *Switch, specs []string, generic bool) {
 	seen := map[string]bool{}
 	for _, spec := range specs {
+		// A gNMI item that is blank or holds a control character never
+		// reaches the list syntax (which trims white space): it gets the
+		// verdict and reason plan gives that name, from the same rule.
+		if generic && (strings.TrimSpace(spec) == "" || strings.IndexFunc(spec, isControl) >= 0) {
+			if err := platforms.CheckInterfaceName(capsKey(sw), spec); err != nil {
+				r.attrError("interfaces", "Invalid interface name", fmt.Sprintf("%s: %v.", r.what, err))
+				return
+			}
+		}
 		if i := strings.IndexFunc(spec, isControl); i >= 0 {
 			r.attrError("interfaces", "Invalid interface list",
 				fmt.Sprintf("%s: interfaces item %s holds a control character (%q); a device would read the name differently. Remove it.", r.what, strconv.Quote(clip(spec)), spec[i:i+1]))
