@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/rocefabric/roce/platforms"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -46,7 +46,6 @@ type loader struct {
 	absDir string // dir made absolute, for resolving relative paths in the policy
 	opts   LoadOptions
 	src    *Sources
-	parser *hclparse.Parser
 	diags  hcl.Diagnostics
 	// declared remembers switch and host names (by kind) to refuse duplicates.
 	declared map[string]hcl.Range
@@ -86,7 +85,7 @@ func Load(dir string, opts LoadOptions) (*Fabric, *Sources, hcl.Diagnostics) {
 	if err != nil {
 		absDir = dir
 	}
-	l := &loader{dir: dir, absDir: absDir, opts: opts, src: newSources(), parser: hclparse.NewParser(), ranges: map[any]attrRanges{},
+	l := &loader{dir: dir, absDir: absDir, opts: opts, src: newSources(), ranges: map[any]attrRanges{},
 		envNames: map[string]bool{}, secretFiles: map[string]bool{}}
 	f := l.load()
 	if !l.diags.HasErrors() {
@@ -134,7 +133,8 @@ func (l *loader) load() *Fabric {
 	if l.interrupted() {
 		return nil
 	}
-	locals := l.locals(blocks.OfType("locals"), vars)
+	need, all := localRefs(blocks)
+	locals := l.locals(blocks.OfType("locals"), vars, need, all)
 	if l.diags.HasErrors() || l.interrupted() {
 		return nil
 	}
@@ -239,7 +239,7 @@ func (l *loader) parseDir() []hcl.Body {
 // the abandoned parse only reads src and ends on its own.
 func (l *loader) parse(src []byte, path string) (*hcl.File, hcl.Diagnostics, bool) {
 	if l.opts.Context == nil {
-		f, diags := l.parser.ParseHCL(src, path)
+		f, diags := parseHCL(src, path)
 		return f, diags, true
 	}
 	type parsed struct {
@@ -248,9 +248,7 @@ func (l *loader) parse(src []byte, path string) (*hcl.File, hcl.Diagnostics, boo
 	}
 	done := make(chan parsed, 1)
 	go func() {
-		// A fresh parser: the loader's own is not safe to share with a
-		// goroutine that may outlive this call.
-		f, diags := hclparse.NewParser().ParseHCL(src, path)
+		f, diags := parseHCL(src, path)
 		done <- parsed{f, diags}
 	}()
 	select {
@@ -260,6 +258,13 @@ func (l *loader) parse(src []byte, path string) (*hcl.File, hcl.Diagnostics, boo
 		l.interrupted()
 		return nil, nil, false
 	}
+}
+
+// parseHCL parses one file of native HCL syntax. hclsyntax directly, not
+// hclparse.Parser: every file is read and parsed once per Load, so the
+// parser's cache of files by name would only hold memory.
+func parseHCL(src []byte, path string) (*hcl.File, hcl.Diagnostics) {
+	return hclsyntax.ParseConfig(src, path, hcl.Pos{Line: 1, Column: 1, Byte: 0})
 }
 
 // single returns the only block of a kind, or nil; a second one is an error.

@@ -1,57 +1,147 @@
 package policies
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
 
-// locals evaluates every attribute of every locals block. Locals may refer
-// to each other in any order; they are evaluated in dependency order
-// (Kahn's algorithm), each in a scope holding only the locals it refers to,
-// so the work is linear in the number of locals and references. What is
-// left when nothing more can be evaluated is a cycle.
-func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
-	pending := map[string]*hcl.Attribute{}
-	var order []string
+// localDef is one attribute of a locals block.
+type localDef struct {
+	name      string
+	expr      hcl.Expression
+	nameRange hcl.Range
+}
+
+// localDefs collects the attributes of every locals block, sorted by name
+// (blocks in order for equal names), reporting blocks inside a locals
+// block and names defined twice.
+func (l *loader) localDefs(blocks hcl.Blocks) []localDef {
+	var defs []localDef
 	for _, b := range blocks {
+		// The parser's own attribute map, when the body has no blocks:
+		// JustAttributes would copy every attribute into a second map.
+		if sb, ok := b.Body.(*hclsyntax.Body); ok && len(sb.Blocks) == 0 {
+			defs = slices.Grow(defs, len(sb.Attributes))
+			for n, a := range sb.Attributes {
+				defs = append(defs, localDef{name: n, expr: a.Expr, nameRange: a.NameRange})
+			}
+			continue
+		}
 		attrs, diags := b.Body.JustAttributes()
 		l.diags = append(l.diags, diags...)
 		for n, a := range attrs {
-			if prev, ok := pending[n]; ok {
-				l.diags = append(l.diags, errorDiag(a.NameRange, "Duplicate local value",
-					fmt.Sprintf("local.%s is already defined at %s; remove one.", n, prev.NameRange)))
-				continue
-			}
-			pending[n] = a
-			order = append(order, n)
+			defs = append(defs, localDef{name: n, expr: a.Expr, nameRange: a.NameRange})
 		}
 	}
-	if len(order) > maxLocals {
-		l.diags = append(l.diags, errorDiag(pending[order[maxLocals]].NameRange, "Too many local values",
-			fmt.Sprintf("The policy defines %d local values, more than the limit of %d.", len(order), maxLocals)))
-		return cty.EmptyObjectVal
+	if len(defs) > maxLocals {
+		l.diags = append(l.diags, errorDiag(defs[maxLocals].nameRange, "Too many local values",
+			fmt.Sprintf("The policy defines %d local values, more than the limit of %d.", len(defs), maxLocals)))
+		return nil
 	}
-	sort.Strings(order)
-	index := make(map[string]int32, len(order))
-	for i, n := range order {
-		index[n] = int32(i)
+	// Sorted by name, then by position in the blocks (so the first
+	// definition of a name comes first); the keys are sorted rather than
+	// the definitions, which are four times larger.
+	keys := make([]struct {
+		name string
+		at   int32
+	}, len(defs))
+	for i, d := range defs {
+		keys[i].name, keys[i].at = d.name, int32(i)
+	}
+	slices.SortFunc(keys, func(a, b struct {
+		name string
+		at   int32
+	}) int {
+		return cmp.Or(strings.Compare(a.name, b.name), cmp.Compare(a.at, b.at))
+	})
+	kept := make([]localDef, 0, len(defs))
+	for _, k := range keys {
+		d := defs[k.at]
+		if n := len(kept); n > 0 && kept[n-1].name == d.name {
+			l.diags = append(l.diags, errorDiag(d.nameRange, "Duplicate local value",
+				fmt.Sprintf("local.%s is already defined at %s; remove one.", d.name, kept[n-1].nameRange)))
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept
+}
+
+// localRefs returns the local values the blocks other than locals and
+// variable blocks refer to, or all = true when one of them uses the local
+// object as a whole (or a body is not native HCL syntax, where the
+// references cannot be listed): the scope of those blocks then needs every
+// local, and otherwise only these.
+func localRefs(blocks hcl.Blocks) (names map[string]bool, all bool) {
+	names = map[string]bool{}
+	var walk func(b *hclsyntax.Body) bool
+	walk = func(b *hclsyntax.Body) bool {
+		for _, a := range b.Attributes {
+			for _, t := range a.Expr.Variables() {
+				if t.RootName() != "local" {
+					continue
+				}
+				if len(t) < 2 {
+					return false
+				}
+				step, ok := t[1].(hcl.TraverseAttr)
+				if !ok {
+					return false
+				}
+				names[step.Name] = true
+			}
+		}
+		for _, blk := range b.Blocks {
+			if !walk(blk.Body) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, b := range blocks {
+		if b.Type == "locals" || b.Type == "variable" {
+			continue
+		}
+		sb, ok := b.Body.(*hclsyntax.Body)
+		if !ok || !walk(sb) {
+			return nil, true
+		}
+	}
+	return names, false
+}
+
+// locals evaluates every attribute of every locals block and returns the
+// local object the rest of the policy is evaluated with: the locals named
+// in need, or every local when all is set. Locals may refer to each other
+// in any order; they are evaluated in dependency order (Kahn's algorithm),
+// each in a scope holding only the locals it refers to, so the work is
+// linear in the number of locals and references. What is left when
+// nothing more can be evaluated is a cycle.
+func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool, all bool) cty.Value {
+	defs := l.localDefs(blocks)
+	n := len(defs)
+	index := make(map[string]int32, n)
+	for i, d := range defs {
+		index[d.name] = int32(i)
 	}
 
-	// deps[i]: the locals order[i] refers to; whole[i]: it refers to the
-	// bare local object; users[d]: the locals that refer to order[d].
-	// Slices indexed by position keep this linear with few allocations.
-	deps := make([][]int32, len(order))
-	users := make([][]int32, len(order))
-	indeg := make([]int32, len(order))
-	whole := make([]bool, len(order))
-	lastUser := make([]int32, len(order)) // i+1 once order[i] listed d
-	for i, n := range order {
-		for _, t := range pending[n].Expr.Variables() {
+	// The references as edges (from the local that refers, to the local
+	// it refers to), then both directions in compressed form: deps[i] are
+	// dep[depAt[i]:depAt[i+1]], users[d] are user[userAt[d]:userAt[d+1]].
+	// Flat slices keep this linear with a handful of allocations.
+	type edge struct{ from, to int32 }
+	var edges []edge
+	whole := make([]bool, n)     // defs[i] refers to the bare local object
+	lastUser := make([]int32, n) // i+1 once defs[i] listed d
+	for i, d := range defs {
+		for _, t := range d.expr.Variables() {
 			if t.RootName() != "local" {
 				continue
 			}
@@ -63,50 +153,85 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
 			if !ok {
 				continue
 			}
-			d, declared := index[a.Name]
-			if !declared || lastUser[d] == int32(i)+1 {
+			to, declared := index[a.Name]
+			if !declared || lastUser[to] == int32(i)+1 {
 				continue // an unknown local is reported when evaluated
 			}
-			lastUser[d] = int32(i) + 1
-			deps[i] = append(deps[i], d)
-			users[d] = append(users[d], int32(i))
-			indeg[i]++
+			lastUser[to] = int32(i) + 1
+			edges = append(edges, edge{int32(i), to})
 		}
 	}
+	lastUser = nil
+	depAt, dep := make([]int32, n+1), make([]int32, len(edges))
+	userAt, user := make([]int32, n+1), make([]int32, len(edges))
+	for _, e := range edges {
+		depAt[e.from+1]++
+		userAt[e.to+1]++
+	}
+	for i := range n {
+		depAt[i+1] += depAt[i]
+		userAt[i+1] += userAt[i]
+	}
+	depFill, userFill := slices.Clone(depAt[:n]), slices.Clone(userAt[:n])
+	for _, e := range edges {
+		dep[depFill[e.from]] = e.to
+		depFill[e.from]++
+		user[userFill[e.to]] = e.from
+		userFill[e.to]++
+	}
+	edges, depFill, userFill = nil, nil, nil
 
-	vals := make([]cty.Value, len(order))
-	evaluated := make([]bool, len(order))
-	queue := make([]int32, 0, len(order))
-	for i := range order {
-		if indeg[i] == 0 {
+	vals := make([]cty.Value, n)
+	evaluated := make([]bool, n)
+	indeg := make([]int32, n)
+	queue := make([]int32, 0, n)
+	for i := range n {
+		if indeg[i] = depAt[i+1] - depAt[i]; indeg[i] == 0 {
 			queue = append(queue, int32(i))
 		}
 	}
 	// One scope, reused: locals are evaluated one at a time, each seeing
-	// only the locals it refers to.
+	// only the locals it refers to. A local many others refer to alone
+	// gets its one-attribute object built once.
 	ctx := l.evalContext(vars, cty.EmptyObjectVal)
+	scope := map[string]cty.Value{}
+	alone := map[int32]cty.Value{}
 	for qi := 0; qi < len(queue); qi++ {
 		if qi%1024 == 0 && l.interrupted() {
 			return cty.DynamicVal
 		}
 		i := queue[qi]
-		scope := make(map[string]cty.Value, len(deps[i]))
-		for _, d := range deps[i] {
-			scope[order[d]] = vals[d]
-		}
-		if whole[i] {
+		deps := dep[depAt[i]:depAt[i+1]]
+		var obj cty.Value
+		switch {
+		case whole[i]:
+			clear(scope)
 			for j, ok := range evaluated {
 				if ok {
-					scope[order[j]] = vals[j]
+					scope[defs[j].name] = vals[j]
 				}
 			}
+			obj = cty.ObjectVal(scope)
+		case len(deps) == 1 && userAt[deps[0]+1]-userAt[deps[0]] > 1:
+			d := deps[0]
+			var ok bool
+			if obj, ok = alone[d]; !ok {
+				obj = cty.ObjectVal(map[string]cty.Value{defs[d].name: vals[d]})
+				alone[d] = obj
+			}
+		default:
+			clear(scope)
+			for _, d := range deps {
+				scope[defs[d].name] = vals[d]
+			}
+			obj = cty.ObjectVal(scope)
 		}
-		ctx.Variables["local"] = cty.ObjectVal(scope)
-		v, diags := pending[order[i]].Expr.Value(ctx)
+		ctx.Variables["local"] = obj
+		v, diags := defs[i].expr.Value(ctx)
 		if len(diags) > 0 {
 			// The shared scope changes with the next local; a diagnostic
 			// keeps its own copy for the "with local.x as ..." context.
-			own := l.evalContext(vars, ctx.Variables["local"])
+			own := l.evalContext(vars, obj)
 			for _, d := range diags {
 				if d.EvalContext == ctx {
 					d.EvalContext = own
@@ -118,19 +243,16 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
 			v = cty.DynamicVal
 		}
 		vals[i], evaluated[i] = v, true
-		for _, u := range users[i] {
+		for _, u := range user[userAt[i]:userAt[i+1]] {
 			if indeg[u]--; indeg[u] == 0 {
 				queue = append(queue, u)
 			}
 		}
 	}
-	done := make(map[string]cty.Value, len(order))
 	var cyc []string
-	for i, n := range order {
-		if evaluated[i] {
-			done[n] = vals[i]
-		} else {
-			cyc = append(cyc, n)
+	for i, d := range defs {
+		if !evaluated[i] {
+			cyc = append(cyc, d.name)
 		}
 	}
 	if len(cyc) > 0 {
@@ -138,13 +260,30 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value) cty.Value {
 		if len(through) > 10 {
 			through = append(append([]string(nil), cyc[:10]...), fmt.Sprintf("... (%d more)", len(cyc)-10))
 		}
-		for _, n := range cyc {
-			l.diags = append(l.diags, errorDiag(pending[n].NameRange, "Cycle in local values",
-				fmt.Sprintf("local.%s depends on itself through %s; break the cycle.", n, "local."+strings.Join(through, ", local."))))
-			done[n] = cty.DynamicVal
+		for i, d := range defs {
+			if !evaluated[i] {
+				l.diags = append(l.diags, errorDiag(d.nameRange, "Cycle in local values",
+					fmt.Sprintf("local.%s depends on itself through %s; break the cycle.", d.name, "local."+strings.Join(through, ", local."))))
+				vals[i] = cty.DynamicVal
+			}
 		}
 	}
-	return cty.ObjectVal(done)
+	// The scope of the rest of the policy: only the locals it names (an
+	// object of a million locals costs more than evaluating them).
+	if all {
+		out := make(map[string]cty.Value, n)
+		for i, d := range defs {
+			out[d.name] = vals[i]
+		}
+		return cty.ObjectVal(out)
+	}
+	out := make(map[string]cty.Value, len(need))
+	for name := range need {
+		if i, ok := index[name]; ok {
+			out[name] = vals[i]
+		}
+	}
+	return cty.ObjectVal(out)
 }
 
 // evalContext is the scope of every policy expression.

@@ -222,7 +222,7 @@ func (l *loader) readVarFile(path string, decls map[string]*variable, vals map[s
 		l.diags = append(l.diags, d)
 		return
 	}
-	f, diags := l.parser.ParseHCL(src, path)
+	f, diags := parseHCL(src, path)
 	l.diags = append(l.diags, diags...)
 	if f == nil {
 		return
