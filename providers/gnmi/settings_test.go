@@ -180,6 +180,7 @@ func TestNewRefusesBadSwitchSettings(t *testing.T) {
 		{"srlinux", policies.GNMISettings{Origin: str("a/b")}, `SR Linux origin "a/b"`},
 		{"srlinux", policies.GNMISettings{CommitConfirm: "yes"}, `gnmi { commit_confirm = "yes" }: commit-confirmed mode "yes": want auto, on or off`},
 		{"srlinux", policies.GNMISettings{CommitRollback: 1e6}, `gnmi { commit_rollback = "1ms" }: want at least 1s`},
+		{"sonic", policies.GNMISettings{Encoding: "proto"}, `gnmi { encoding = "proto" }: encoding "proto": want json_ietf or json`},
 	}
 	for _, tc := range cases {
 		g := tc.g
