@@ -25,7 +25,17 @@ import (
 //     session is back where the plan is), or
 //   - the same line, in the same mode on the same object, that the plan
 //     itself sent earlier there, and not a mode change (re-applying it
-//     changes nothing the plan does not change).
+//     changes nothing the plan does not change), or
+//   - a line that changes nothing in the configuration the plan has
+//     reached (it only enters an object the plan's configuration already
+//     has, as `class X` typed at the top level enters class-map X by
+//     abbreviation); the session is then followed into that mode too. On
+//     the switch, where refused lines are missing, such a line can at most
+//     create what the plan creates.
+//
+// A line the grammar takes may still be refused by the switch, so a wrong
+// mode stays possible after it: the proof holds whatever set of lines the
+// switch refuses, not only for one refusal.
 //
 // Where a line fails that, the group ends before it: the client reads the
 // answers so far, and stops at a refusal before anything runs elsewhere.
@@ -133,14 +143,21 @@ func PushGroups(cfg *Config, p Platform, modules []Module, lines []string) ([]Pu
 		next := map[modeState]int{}
 		var cut *PushCut
 		for _, s := range sortedStates(wrong) {
-			if !wrongLineSafe(base, p, modules, s, line, after, done) {
+			moved, ok := wrongLineSafe(base, p, modules, s, line, after, done)
+			if !ok {
 				cut = &PushCut{Line: j, Origin: wrong[s], Mode: s.String()}
 				break
 			}
 			// Refused (or taken where the plan is, or refused by the
 			// switch for a reason the grammar does not know): the session
-			// may still be in s.
+			// may still be in s; or, taken without changing anything, in
+			// the mode it entered.
 			next[s] = wrong[s]
+			if moved != s {
+				if _, seen := next[moved]; !seen {
+					next[moved] = wrong[s]
+				}
+			}
 		}
 		if cut != nil {
 			cuts = append(cuts, *cut)
@@ -160,24 +177,33 @@ func PushGroups(cfg *Config, p Platform, modules []Module, lines []string) ([]Pu
 
 // wrongLineSafe reports whether line, typed in wrong state s (on a copy of
 // base, the configuration the plan has reached), is refused by the
-// grammar, lands where the plan's does (after), or repeats a line the plan
-// sent in s without changing the mode.
-func wrongLineSafe(base *Config, p Platform, modules []Module, s modeState, line string, after modeState, done map[sent]bool) bool {
-	e, ok := editorAt(base.Clone(), p, modules, s)
-	if !ok {
-		return false
+// grammar, lands where the plan's does (after), repeats a line the plan
+// sent in s without changing the mode, or changes nothing at all (it only
+// enters an object the plan's configuration already has: on the switch it
+// can at most create what the plan creates). moved is the state the
+// session is in when the line is taken.
+func wrongLineSafe(base *Config, p Platform, modules []Module, s modeState, line string, after modeState, done map[sent]bool) (moved modeState, ok bool) {
+	cfg := base.Clone()
+	e, found := editorAt(cfg, p, modules, s)
+	if !found {
+		return s, false
 	}
 	err := e.Line(line)
 	switch {
 	case err != nil:
-		return syntaxRefusal(err)
+		return s, syntaxRefusal(err)
 	case !e.InConfig():
-		return false
+		return s, false
 	case e.state() == after:
-		return true
+		return after, true
 	}
-	same, ok := done[sent{s, line}]
-	return ok && same && e.state() == s
+	if same, sentHere := done[sent{s, line}]; sentHere && same && e.state() == s {
+		return s, true
+	}
+	if cfg.String() == base.String() {
+		return e.state(), true
+	}
+	return s, false
 }
 
 // sortedStates orders the wrong states for a deterministic first cut.

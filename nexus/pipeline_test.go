@@ -6,25 +6,21 @@ import (
 	"testing"
 )
 
-// placed is one line taken by the CLI: the line and the mode it left the
-// session in (for a line that changes no mode, the mode it ran in; for a
-// mode-entering line, the object it entered).
-type placed struct {
-	after modeState
-	line  string
-}
-
 // misplaced pastes lines[from:to] onto a session in the planned state
 // before line from, with the lines in refused taken as refused by the
-// switch, and returns the first line the grammar takes somewhere the plan
-// does not take it ("" when none). It is the brute-force oracle for
-// PushGroups: independent of its bookkeeping, it just runs the paste.
+// switch, and after every line taken checks the session's configuration:
+// every object, class and line in it must be in the configuration before
+// the push or in the planned one after it (a line may be missing, as a
+// refused line's is, but nothing may be where the plan does not put it).
+// It returns the first violation ("" when none). It is the brute-force
+// oracle for PushGroups: independent of its bookkeeping, it runs the paste.
 func misplaced(t *testing.T, cfg *Config, p Platform, mods []Module, lines []string, from, to int, refused map[int]bool) string {
 	t.Helper()
 	plan := NewEditor(cfg.Clone(), p, mods)
-	ok := map[placed]bool{}
 	var start *Config
 	var startState modeState
+	seen := allowed{}
+	seen.add(cfg)
 	for i, l := range lines {
 		if i == from {
 			start, startState = plan.cfg.Clone(), plan.state()
@@ -32,7 +28,7 @@ func misplaced(t *testing.T, cfg *Config, p Platform, mods []Module, lines []str
 		if err := plan.Line(l); err != nil {
 			t.Fatalf("the plan itself is refused at line %d %q: %v", i+1, l, err)
 		}
-		ok[placed{plan.state(), l}] = true
+		seen.add(plan.cfg)
 	}
 	if start == nil {
 		t.Fatalf("group start %d beyond %d lines", from, len(lines))
@@ -49,8 +45,58 @@ func misplaced(t *testing.T, cfg *Config, p Platform, mods []Module, lines []str
 		if err := ed.Line(lines[i]); err != nil {
 			continue
 		}
-		if !ok[placed{ed.state(), lines[i]}] {
-			return fmt.Sprintf("line %d %q typed in %s lands in %s", i+1, lines[i], before, ed.state())
+		if bad := seen.outside(ed.cfg); bad != "" {
+			return fmt.Sprintf("line %d %q typed in %s (now %s): %s", i+1, lines[i], before, ed.state(), bad)
+		}
+	}
+	return ""
+}
+
+// allowed is everything the configuration holds before the push or after
+// any line of the plan: object headers, lines, classes and their actions.
+type allowed map[string]bool
+
+func (a allowed) add(c *Config) {
+	for _, o := range c.Objects {
+		k := o.Key()
+		a[k] = true
+		a[k+"\x00header\x00"+o.canonicalHeader()] = true
+		for _, l := range o.Lines {
+			a[k+"\x00line\x00"+l] = true
+		}
+		for _, cl := range o.Classes {
+			a[k+"\x00class\x00"+cl.Name] = true
+			for _, l := range cl.Actions {
+				a[k+"\x00class\x00"+cl.Name+"\x00"+l] = true
+			}
+		}
+	}
+}
+
+// outside names what in got the plan never has, or "".
+func (a allowed) outside(got *Config) string {
+	for _, o := range got.Objects {
+		k := o.Key()
+		switch {
+		case !a[k]:
+			return "object " + k + " is not in the plan"
+		case !a[k+"\x00header\x00"+o.canonicalHeader()]:
+			return k + ": header " + o.canonicalHeader()
+		}
+		for _, l := range o.Lines {
+			if !a[k+"\x00line\x00"+l] {
+				return k + ": line " + l
+			}
+		}
+		for _, cl := range o.Classes {
+			if !a[k+"\x00class\x00"+cl.Name] {
+				return k + ": class " + cl.Name
+			}
+			for _, l := range cl.Actions {
+				if !a[k+"\x00class\x00"+cl.Name+"\x00"+l] {
+					return k + " class " + cl.Name + ": " + l
+				}
+			}
 		}
 	}
 	return ""
