@@ -3,6 +3,7 @@ package gnmi_test
 import (
 	"context"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -246,6 +247,43 @@ func TestEncodingFromCapabilitiesOrOverride(t *testing.T) {
 				if v := u.GetVal().GetJsonVal(); v == nil || strings.Contains(string(v), "arista-qos-augments:") {
 					t.Errorf("%v: want plain JSON without module names, got %v", u.GetPath(), u.GetVal())
 				}
+			}
+		})
+	}
+}
+
+// Every profile, against a target that lists JSON but not JSON_IETF,
+// sends plain JSON: no member or identity carries a module qualifier
+// (gNMI specification §2.3.1), and the simulator applies it.
+func TestJSONOnlyTargetPerProfile(t *testing.T) {
+	qualified := regexp.MustCompile(`"[A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z_]`)
+	for _, profile := range []string{"arista", "sonic", "srlinux"} {
+		t.Run(profile, func(t *testing.T) {
+			sim, tg := advertisingLab(t, profile, profile, realModels[profile], []gpb.Encoding{gpb.Encoding_JSON}, nil)
+			ctx := ctxT(t)
+			tp, err := tg.Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tp.Facts["encoding"] != "JSON" {
+				t.Fatalf("encoding %q, want JSON", tp.Facts["encoding"])
+			}
+			if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
+				t.Fatalf("apply: %s %v", res.Status, err)
+			}
+			sent := 0
+			for _, u := range append(sim.SetRequests()[0].GetReplace(), sim.SetRequests()[0].GetUpdate()...) {
+				v := u.GetVal().GetJsonVal()
+				if v == nil {
+					t.Fatalf("%v sent as %T, want json_val", u.GetPath(), u.GetVal().GetValue())
+				}
+				sent++
+				if m := qualified.Find(v); m != nil {
+					t.Errorf("module-qualified name %s in plain JSON: %s", m, v)
+				}
+			}
+			if sent == 0 {
+				t.Fatal("nothing sent; the case tests nothing")
 			}
 		})
 	}
