@@ -133,3 +133,41 @@ func TestRendererAppliesCapabilityLimits(t *testing.T) {
 		t.Errorf("found %d named SONiC objects, want 4 (WRED profile and three maps)", seen)
 	}
 }
+
+// The openconfig renderer refuses every lossless class, whatever its match
+// or extras, naming each part OpenConfig cannot express and what it can
+// write (the capability row's lists, which validation names too), and
+// renders nothing.
+func TestOpenConfigRefusesEveryLosslessClass(t *testing.T) {
+	p, err := New("openconfig", Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, err := capsOf("gnmi/openconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(caps.CannotExpress) != 4 || caps.CanExpress == "" {
+		t.Fatalf("gnmi/openconfig row: CannotExpress %q, CanExpress %q", caps.CannotExpress, caps.CanExpress)
+	}
+	wd := &policies.PFCWatchdog{DetectionMS: 200, RestorationMS: 200, Action: "drop"}
+	ecn := &policies.ECN{MinThresholdKB: 100, MaxThresholdKB: 400, Probability: 100}
+	for _, c := range []*policies.Lossless{
+		{Name: "dscp", Match: policies.Match{Kind: policies.MatchDSCP, DSCP: []int{26}}, Priority: 3, ECN: ecn},
+		{Name: "udp", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 3, BandwidthPercent: 50},
+		{Name: "cos", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{4}}, Priority: 4, PFCWatchdog: wd},
+		{Name: "v1", Match: policies.Match{Kind: policies.MatchEthertype, Ethertype: 0x8915}, Priority: 3},
+		{Name: "all", Match: policies.Match{Kind: policies.MatchAll}, Priority: 3},
+	} {
+		d, err := p.Render(Input{Switch: "s", Interfaces: []string{"Ethernet1"}, Classes: []*policies.Lossless{c}})
+		if err == nil {
+			t.Errorf("%s: rendered %d objects for a lossless class on plain OpenConfig", c.Name, len(d.Objects))
+			continue
+		}
+		for _, w := range append(append([]string{"class " + c.Name + " is lossless", "not lossless, so nothing is rendered", caps.CanExpress}, caps.CannotExpress...), "profile arista, sonic or srlinux") {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: refusal does not say %q: %v", c.Name, w, err)
+			}
+		}
+	}
+}
