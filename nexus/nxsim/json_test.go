@@ -208,3 +208,28 @@ func TestHasJSONPipe(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExecJSON: no exec line panics a switch whose release has `| json`,
+// and what a `… | json` line prints is either valid JSON or an error.
+func FuzzExecJSON(f *testing.F) {
+	for _, seed := range []string{
+		"show version | json", "sh int e1/1-3 | json", "show interface | json | include eth_mtu",
+		"show inventory | json | count", "show hostname | json | frob", "show module | json",
+		"show policy-map interface e1/1 output type queuing", "show startup-config interface e1/1",
+		"show version | json-pretty", "| json", "show interface ethernet 9/99 | json",
+	} {
+		f.Add(seed)
+	}
+	sw, err := New(Options{Platform: "nexus5000", Hostname: "fz", Version: "7.3(0)N1(1)"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		out, _ := (&session{sw: sw}).execFiltered(line, 0)
+		cmd, filters := splitPipes(line)
+		if len(filters) == 1 && strings.TrimSpace(filterText(line, filters, 0)) == "json" && !strings.Contains(cmd, "?") &&
+			!isCLIError(out) && !json.Valid([]byte(out)) {
+			t.Fatalf("%q printed neither JSON nor an error:\n%s", line, out)
+		}
+	})
+}
