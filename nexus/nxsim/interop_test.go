@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocefabric/roce/internal/testenv"
+	"github.com/rocefabric/roce/nexus"
 )
 
 // The interop tests drive the simulator with real third-party clients, as
@@ -309,5 +310,44 @@ func TestInteropAnsibleJSON(t *testing.T) {
 	}
 	if ver["sys_ver_str"] != "7.3(0)N1(1)" || ver["host_name"] != "leaf1" || ver["proc_board_id"] != "FOC17153X08" {
 		t.Errorf("show version | json: %v", ver)
+	}
+}
+
+// netmiko (a real SSH client with its own prompt and paging handling)
+// reads `show policy-map interface` and `show startup-config` from the
+// simulator; roce's parser reads what netmiko returns.
+func TestInteropNetmikoPolicyMapInterface(t *testing.T) {
+	testenv.Tool(t, debianPython, "apt-get install python3")
+	testenv.File(t, "/usr/lib/python3/dist-packages/netmiko/__init__.py", "apt-get install python3-netmiko")
+	srv := startServer(t, Options{Platform: "nexus5000", Hostname: "leaf1", StartupConfig: policyMapStartup,
+		Users: map[string]string{"admin": "interop-pw"}})
+	host, port, _ := strings.Cut(srv.Addr(), ":")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, debianPython, filepath.Join("testdata", "interop", "netmiko_check.py"), host, port, "admin",
+		"show policy-map interface ethernet 1/3", "show startup-config ipqos")
+	cmd.Env = append(os.Environ(), "NXSIM_PASSWORD=interop-pw")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("netmiko: %v\n%s", err, stderrOf(err))
+	}
+	var got map[string]string
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("netmiko output: %v\n%s", err, out)
+	}
+	ifs, err := nexus.ParseShowPolicyMapInterface(got["show policy-map interface ethernet 1/3"])
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got["show policy-map interface ethernet 1/3"])
+	}
+	if len(ifs) != 1 || ifs[0].Interface != "Ethernet1/3" || len(ifs[0].Policies) != 3 {
+		t.Fatalf("policies: %+v", ifs)
+	}
+	q4 := ifs[0].Policies[1].Classes[0]
+	if ifs[0].Policies[0].Name != "roce-in" || q4.Name != "q4" || !q4.Priority || q4.BandwidthPercent != 40 {
+		t.Errorf("policies: %+v", ifs[0].Policies)
+	}
+	st := got["show startup-config ipqos"]
+	if !strings.Contains(st, "!Startup config saved at: ") || !strings.Contains(st, "policy-map type queuing roce-out") {
+		t.Errorf("show startup-config ipqos through netmiko:\n%s", st)
 	}
 }
