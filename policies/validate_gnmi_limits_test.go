@@ -2,8 +2,6 @@ package policies
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,7 +34,7 @@ host "h" {
 
 // renamed gives the first class of a policy another name.
 func renamed(src, name string) string {
-	return strings.Replace(src, `lossless "c0"`, fmt.Sprintf("lossless %q", name), 1) + ""
+	return strings.Replace(src, `lossless "c0"`, fmt.Sprintf("lossless %q", name), 1)
 }
 
 // posOf is "main.hcl:line:col" of the first occurrence of token in src.
@@ -49,16 +47,6 @@ func posOf(t *testing.T, src, token string) string {
 	line := strings.Count(src[:i], "\n") + 1
 	col := i - strings.LastIndex(src[:i], "\n")
 	return fmt.Sprintf("main.hcl:%d:%d", line, col)
-}
-
-func loadSrc(t *testing.T, src string) hcl.Diagnostics {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, _, diags := Load(dir, LoadOptions{Getenv: noEnv})
-	return diags
 }
 
 // TestGNMIProfileLimitsAtValidate: for each gNMI profile and each value
@@ -130,7 +118,7 @@ func TestGNMIProfileLimitsAtValidate(t *testing.T) {
 			if c.rename != "" {
 				src = strings.ReplaceAll(renamed(src, c.rename), `lossless = "c0"`, fmt.Sprintf("lossless = %q", c.rename))
 			}
-			diags := loadSrc(t, src)
+			_, _, diags, _ := loadString(t, src)
 			if c.at == "" {
 				if diags.HasErrors() {
 					t.Fatalf("want valid, got:\n%s\n%s", describeDiags(diags), src)
@@ -194,7 +182,7 @@ func TestOpenConfigRefusesEachLosslessPart(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := gnmiLimitPolicy(ProfileOpenConfig, "Ethernet1", c.class)
-			diags := loadSrc(t, src)
+			_, _, diags, _ := loadString(t, src)
 			var d *hcl.Diagnostic
 			for _, x := range diags {
 				if x.Severity == hcl.DiagError && x.Summary == "Platform cannot pause per priority" {
