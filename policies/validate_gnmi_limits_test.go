@@ -139,17 +139,13 @@ func TestGNMIProfileLimitsAtValidate(t *testing.T) {
 					t.Errorf("error %q does not say %q", d.Detail, w)
 				}
 			}
-			// At the second class's token for code points, else the first.
+			// At the first occurrence of the token: the attribute, the
+			// class block, or (code points) the second class's value.
 			at := c.at
-			src2 := src
-			if strings.HasPrefix(c.name, "sonic dscp") || strings.HasPrefix(c.name, "srlinux dscp") || strings.HasPrefix(c.name, "sonic cos") {
-				i := strings.Index(src, `lossless "c1"`)
-				src2 = strings.Repeat("\n", strings.Count(src[:i], "\n")) + src[i:]
-			}
 			if c.at == "lossless" {
 				at = `lossless "`
 			}
-			if got, want := diagPos(d), posOf(t, src2, at); got != want {
+			if got, want := diagPos(d), posOf(t, src, at); got != want {
 				t.Errorf("error at %s, want %s (%s)", got, want, d.Detail)
 			}
 		})
