@@ -288,3 +288,53 @@ func TestJSONOnlyTargetPerProfile(t *testing.T) {
 		})
 	}
 }
+
+// The capability overrides are part of the settings a plan records: a plan
+// made with require_models = false is refused by a target that no longer
+// has it (and the other way round), naming the setting; nothing is sent.
+func TestCapabilityOverridesRecordedInPlan(t *testing.T) {
+	no := false
+	for _, tc := range []struct {
+		name       string
+		planned    *policies.GNMISettings
+		applied    *policies.GNMISettings
+		wantRefuse bool
+	}{
+		{"same", &policies.GNMISettings{RequireModels: &no}, &policies.GNMISettings{RequireModels: &no}, false},
+		{"dropped", &policies.GNMISettings{RequireModels: &no}, nil, true},
+		{"added", nil, &policies.GNMISettings{RequireModels: &no}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim, addr := serveAdvertising(t, "sonic", realModels["sonic"], nil)
+			target := func(g *policies.GNMISettings) plan.Target {
+				sw := &policies.Switch{Name: "leaf1", Platform: policies.PlatformGNMI, Profile: "sonic", Address: addr,
+					Interfaces: gnmisim.DefaultInterfaces("sonic", 1), TLS: &policies.TLS{Plaintext: true}, GNMI: g}
+				f := &policies.Fabric{Dir: t.TempDir(), Switches: []*policies.Switch{sw}, Lossless: []*policies.Lossless{cosClass()}}
+				tg, err := gnmi.NewWithOptions(plan.Env{Fabric: f}, sw, gnmi.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = tg.Close() })
+				return tg
+			}
+			ctx := ctxT(t)
+			tp, err := target(tc.planned).Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := target(tc.applied).Apply(ctx, tp)
+			if !tc.wantRefuse {
+				if err != nil || res.Status != plan.StatusApplied {
+					t.Fatalf("apply: %s %v", res.Status, err)
+				}
+				return
+			}
+			if err == nil || res.Status != plan.StatusRefused || !strings.Contains(err.Error(), "require_models") {
+				t.Fatalf("apply: %s %v, want refused naming require_models", res.Status, err)
+			}
+			if n := len(sim.SetRequests()); n != 0 {
+				t.Errorf("%d SetRequests sent by a refused apply", n)
+			}
+		})
+	}
+}
