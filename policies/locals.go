@@ -138,7 +138,10 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool,
 	// Flat slices keep this linear with a handful of allocations.
 	type edge struct{ from, to int32 }
 	var edges []edge
-	whole := make([]bool, n)     // defs[i] refers to the bare local object
+	// whole: the locals that refer to the bare local object, where they do.
+	// Refused, as Terraform does: such a local would depend on every other
+	// one, and a policy of n of them would take n² steps.
+	whole := map[int32]hcl.Range{}
 	lastUser := make([]int32, n) // i+1 once defs[i] listed d
 	for i, d := range defs {
 		for _, t := range d.expr.Variables() {
@@ -146,7 +149,9 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool,
 				continue
 			}
 			if len(t) < 2 {
-				whole[i] = true
+				if _, seen := whole[int32(i)]; !seen {
+					whole[int32(i)] = t.SourceRange()
+				}
 				continue
 			}
 			a, ok := t[1].(hcl.TraverseAttr)
@@ -191,8 +196,7 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool,
 		}
 	}
 	// One scope, reused: locals are evaluated one at a time, each seeing
-	// only the locals it refers to. A local many others refer to alone
-	// gets its one-attribute object built once.
+	// only the locals it refers to.
 	ctx := l.evalContext(vars, cty.EmptyObjectVal)
 	scope := map[string]cty.Value{}
 	alone := map[int32]cty.Value{}
@@ -201,48 +205,14 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool,
 			return cty.DynamicVal
 		}
 		i := queue[qi]
-		deps := dep[depAt[i]:depAt[i+1]]
-		var obj cty.Value
-		switch {
-		case whole[i]:
-			clear(scope)
-			for j, ok := range evaluated {
-				if ok {
-					scope[defs[j].name] = vals[j]
-				}
-			}
-			obj = cty.ObjectVal(scope)
-		case len(deps) == 1 && userAt[deps[0]+1]-userAt[deps[0]] > 1:
-			d := deps[0]
-			var ok bool
-			if obj, ok = alone[d]; !ok {
-				obj = cty.ObjectVal(map[string]cty.Value{defs[d].name: vals[d]})
-				alone[d] = obj
-			}
-		default:
-			clear(scope)
-			for _, d := range deps {
-				scope[defs[d].name] = vals[d]
-			}
-			obj = cty.ObjectVal(scope)
+		if at, bare := whole[i]; bare {
+			l.diags = append(l.diags, errorDiag(at, "Invalid reference",
+				fmt.Sprintf("local.%s refers to the local object as a whole; refer to one value, local.<name>, as in Terraform.", defs[i].name)))
+			vals[i] = cty.DynamicVal
+		} else {
+			vals[i] = l.evalLocal(defs[i].expr, ctx, vars, localScope(dep[depAt[i]:depAt[i+1]], defs, vals, userAt, scope, alone))
 		}
-		ctx.Variables["local"] = obj
-		v, diags := defs[i].expr.Value(ctx)
-		if len(diags) > 0 {
-			// The shared scope changes with the next local; a diagnostic
-			// keeps its own copy for the "with local.x as ..." context.
-			own := l.evalContext(vars, obj)
-			for _, d := range diags {
-				if d.EvalContext == ctx {
-					d.EvalContext = own
-				}
-			}
-		}
-		l.diags = append(l.diags, diags...)
-		if diags.HasErrors() {
-			v = cty.DynamicVal
-		}
-		vals[i], evaluated[i] = v, true
+		evaluated[i] = true
 		for _, u := range user[userAt[i]:userAt[i+1]] {
 			if indeg[u]--; indeg[u] == 0 {
 				queue = append(queue, u)
@@ -284,6 +254,48 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool,
 		}
 	}
 	return cty.ObjectVal(out)
+}
+
+// localScope is the local object one local is evaluated with: only the
+// locals it refers to (deps). A local that others refer to alone gets its
+// one-attribute object built once (in alone); scope is a reused map.
+func localScope(deps []int32, defs []localDef, vals []cty.Value, userAt []int32, scope map[string]cty.Value, alone map[int32]cty.Value) cty.Value {
+	if len(deps) == 1 && userAt[deps[0]+1]-userAt[deps[0]] > 1 {
+		d := deps[0]
+		obj, ok := alone[d]
+		if !ok {
+			obj = cty.ObjectVal(map[string]cty.Value{defs[d].name: vals[d]})
+			alone[d] = obj
+		}
+		return obj
+	}
+	clear(scope)
+	for _, d := range deps {
+		scope[defs[d].name] = vals[d]
+	}
+	return cty.ObjectVal(scope)
+}
+
+// evalLocal evaluates one local's expression in ctx with obj as the local
+// object; on an error the value is unknown (the error is recorded).
+func (l *loader) evalLocal(expr hcl.Expression, ctx *hcl.EvalContext, vars, obj cty.Value) cty.Value {
+	ctx.Variables["local"] = obj
+	v, diags := expr.Value(ctx)
+	if len(diags) > 0 {
+		// The shared scope changes with the next local; a diagnostic
+		// keeps its own copy for the "with local.x as ..." context.
+		own := l.evalContext(vars, obj)
+		for _, d := range diags {
+			if d.EvalContext == ctx {
+				d.EvalContext = own
+			}
+		}
+	}
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return cty.DynamicVal
+	}
+	return v
 }
 
 // evalContext is the scope of every policy expression.
