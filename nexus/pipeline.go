@@ -3,6 +3,7 @@ package nexus
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Pipelined pushes (docs/nxos.md#pipelined). NX-OS reads pasted lines one
@@ -121,6 +122,15 @@ type sent struct {
 // the whole push may be written in one go. An error means the grammar
 // refuses the planned script itself; the caller then sends it line by line.
 func PushGroups(cfg *Config, p Platform, modules []Module, lines []string) ([]PushCut, error) {
+	return pushGroups(cfg, p, modules, lines, nil)
+}
+
+// pushGroups is PushGroups where repeats[j] says line j writes again a
+// top-level line the plan's path took before (a policy-map header written
+// again, PlanPush): on the plan's path the switch takes it again, as it
+// answers the same top-level line the same way, so its refusal there is
+// not followed (off the plan's path it is).
+func pushGroups(cfg *Config, p Platform, modules []Module, lines []string, repeats map[int]bool) ([]PushCut, error) {
 	planned := NewEditor(cfg.Clone(), p, modules)
 	var cuts []PushCut
 	// wrong maps each mode the session may be in, though the plan is
@@ -163,7 +173,7 @@ func PushGroups(cfg *Config, p Platform, modules []Module, lines []string) ([]Pu
 			cuts = append(cuts, *cut)
 			next = map[modeState]int{}
 		}
-		if after != before {
+		if after != before && !repeats[j] {
 			if _, ok := next[before]; !ok {
 				next[before] = j
 			}
@@ -224,5 +234,121 @@ func sortedStates(m map[modeState]int) []modeState {
 		}
 		return 0
 	})
+	return out
+}
+
+// Push is how a script is written to the CLI: the plan's lines, with a
+// policy-map's header written again before a `class` line typed in the
+// sub-mode of the class before it where that proves fewer groups
+// (PlanPush), and the group boundaries.
+type Push struct {
+	Lines []string  // sent, in order
+	From  []int     // for each sent line, its index in the plan's lines, or -1 for a header written again
+	Cuts  []PushCut // group boundaries, as indexes into Lines
+}
+
+// Groups returns the groups as [from, to) ranges of Lines.
+func (p *Push) Groups() [][2]int {
+	var out [][2]int
+	from := 0
+	for _, c := range p.Cuts {
+		out = append(out, [2]int{from, c.Line})
+		from = c.Line
+	}
+	return append(out, [2]int{from, len(p.Lines)})
+}
+
+// Name is "line N" (1-based, of the plan) for a plan line, and "LINE
+// (written again before line N)" for a repeated header.
+func (p *Push) Name(i int) string {
+	if p.From[i] >= 0 {
+		return fmt.Sprintf("line %d", p.From[i]+1)
+	}
+	for j := i + 1; j < len(p.From); j++ {
+		if p.From[j] >= 0 {
+			return fmt.Sprintf("%q (written again before line %d)", p.Lines[i], p.From[j]+1)
+		}
+	}
+	return fmt.Sprintf("%q (written again)", p.Lines[i])
+}
+
+// Explain says why the push waits at c, in the plan's line numbers.
+func (p *Push) Explain(c PushCut) string {
+	return fmt.Sprintf("%s waits for the answer to %s: were that refused, %s would run in %s", p.Name(c.Line), p.Name(c.Origin), p.Name(c.Line), c.Mode)
+}
+
+// PlanPush groups a script for a pipelined push (PushGroups). Where it
+// proves fewer groups, it writes a policy-map's header again before each
+// `class` line typed in the sub-mode of the class before it. The `class`
+// line falls back to the policy-map's mode anyway, so the header changes
+// neither the mode it is taken in nor the configuration (the grammar
+// checks both, line by line); but were the `class` line refused, the
+// session is left in the policy-map's mode, where the previous class's
+// actions (`set`, `bandwidth`, `pause`, `mtu`, …) are refused instead of
+// being applied to that class. The header written again is taken on the
+// plan's path as it was a few lines before (the same top-level line on
+// the same policy-map); off it, it is followed like any other line.
+func PlanPush(cfg *Config, p Platform, modules []Module, lines []string) (*Push, error) {
+	plain := plainPush(lines)
+	cuts, err := PushGroups(cfg, p, modules, lines)
+	if err != nil {
+		return nil, err
+	}
+	plain.Cuts = cuts
+	if len(cuts) == 0 {
+		return plain, nil
+	}
+	barred, repeats := withHeaders(cfg, p, modules, lines)
+	if len(repeats) == 0 {
+		return plain, nil
+	}
+	if barred.Cuts, err = pushGroups(cfg, p, modules, barred.Lines, repeats); err != nil || len(barred.Cuts) >= len(cuts) {
+		return plain, nil //nolint:nilerr // the plain push is proven; the headers only help when they prove fewer groups
+	}
+	return barred, nil
+}
+
+// withHeaders writes a policy-map's header again before each line typed
+// in one of its classes that enters another of its classes, where
+// header-then-line reaches the same mode and configuration as the line
+// alone. repeats marks the headers written again.
+func withHeaders(cfg *Config, p Platform, modules []Module, lines []string) (*Push, map[int]bool) {
+	out := &Push{}
+	repeats := map[int]bool{}
+	header := map[string]string{} // policy-map key -> the line that entered it
+	planned := NewEditor(cfg.Clone(), p, modules)
+	for i, l := range lines {
+		before := planned.state()
+		var base *Config
+		if modeParent(before.mode) != "" {
+			base = planned.cfg.Clone()
+		}
+		if err := planned.Line(l); err != nil {
+			return plainPush(lines), nil
+		}
+		after := planned.state()
+		if h, ok := header[before.obj]; ok && base != nil && after.mode == before.mode && after.obj == before.obj && after != before {
+			e, found := editorAt(base, p, modules, before)
+			if found && e.Line(h) == nil && e.state() == (modeState{mode: modeParent(before.mode), obj: before.obj}) &&
+				e.Line(l) == nil && e.state() == after && base.String() == planned.cfg.String() {
+				repeats[len(out.Lines)] = true
+				out.Lines = append(out.Lines, h)
+				out.From = append(out.From, -1)
+			}
+		}
+		if modeParent(after.mode) == "" && after.obj != "" && after != before && after.cls == "" && strings.HasPrefix(after.obj, "policy-map ") {
+			header[after.obj] = l
+		}
+		out.Lines = append(out.Lines, l)
+		out.From = append(out.From, i)
+	}
+	return out, repeats
+}
+
+func plainPush(lines []string) *Push {
+	out := &Push{Lines: lines, From: make([]int, len(lines))}
+	for i := range lines {
+		out.From[i] = i
+	}
 	return out
 }

@@ -177,7 +177,7 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		return plan.StatusFailed, fmt.Errorf("%s: recording the checkpoint in the apply journal (nothing was sent): %w", t.Address(), err)
 	}
 	x.checkpoint = name
-	t.log.Info("applying", "target", t.Address(), "lines", len(tp.Commands), "checkpoint", x.checkpoint, "pipelined", push.pipelined, "groups", len(push.groups(len(tp.Commands))))
+	t.log.Info("applying", "target", t.Address(), "lines", len(tp.Commands), "checkpoint", x.checkpoint, "pipelined", push.pipelined, "exchanges", push.groups(len(tp.Commands)))
 	var after []string
 	var again *state
 	if push.pipelined {

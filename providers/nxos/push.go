@@ -24,11 +24,11 @@ import (
 // whatever the platform allows ("pipelined", or unset, is the default).
 const envPush = "ROCE_NXOS_PUSH"
 
-// pushPlan is how one apply pushes its lines: in groups (cuts between
-// them), or line by line when cuts is nil and pipelined is false.
+// pushPlan is how one apply pushes its lines: pipelined (push says what
+// is sent, in which groups), or line by line.
 type pushPlan struct {
 	pipelined bool
-	cuts      []nexus.PushCut
+	push      *nexus.Push
 }
 
 // planPush decides, before anything is sent, whether the push is
@@ -55,25 +55,20 @@ func (t *Target) planPush(pre *state, lines []string) pushPlan {
 		t.log.Debug("pushing line by line", "target", t.Address(), "why", why)
 		return pushPlan{}
 	}
-	cuts, err := nexus.PushGroups(pre.cfg, t.platform, pre.modules, lines)
+	push, err := nexus.PlanPush(pre.cfg, t.platform, pre.modules, lines)
 	if err != nil {
 		t.log.Debug("pushing line by line: the script cannot be grouped", "target", t.Address(), "error", err)
 		return pushPlan{}
 	}
-	return pushPlan{pipelined: true, cuts: cuts}
+	return pushPlan{pipelined: true, push: push}
 }
 
-// groups cuts lines at the boundaries: [from, to) pairs.
-func (p pushPlan) groups(n int) [][2]int {
-	var out [][2]int
-	from := 0
-	for _, c := range p.cuts {
-		if c.Line > from && c.Line < n {
-			out = append(out, [2]int{from, c.Line})
-			from = c.Line
-		}
+// groups is how many exchanges the push takes.
+func (p pushPlan) groups(lines int) int {
+	if !p.pipelined {
+		return lines
 	}
-	return append(out, [2]int{from, n})
+	return len(p.push.Groups())
 }
 
 // readBeforeApply is readLive and, in the same round trip, `show
@@ -130,28 +125,33 @@ func (t *Target) checkpointTurn(c *conn, name string, pre *state) (names []strin
 	return parseCheckpointSummary(parts[1]), again, nil, nil
 }
 
-// pushGroups sends lines (the session already in configuration mode) in
-// the plan's groups; the last group ends with `end` and the verifying
+// pushGroups sends the plan's push (the session already in configuration
+// mode) in its groups; the last group ends with `end` and the verifying
 // re-read, whose state it returns. It stops after the first group with a
-// refused line, naming the first refused line of the push.
+// refused line, naming the first refused line as "line N of M".
 func (t *Target) pushGroups(c *conn, p pushPlan, lines []string, pre *state) (*state, error) {
-	groups := p.groups(len(lines))
+	push := p.push
+	groups := push.Groups()
 	reads := t.readCommands(false)
 	for gi, g := range groups {
-		cmds := lines[g[0]:g[1]]
+		cmds := push.Lines[g[0]:g[1]]
 		last := gi == len(groups)-1
 		if last {
 			cmds = append(append(append([]string(nil), cmds...), "end"), reads...)
 		}
 		parts, err := c.paste(cmds)
 		if err != nil {
-			return nil, fmt.Errorf("lines %d-%d of %d: %w", g[0]+1, g[1], len(lines), err)
+			return nil, fmt.Errorf("%s to %s of %d: %w", push.Name(g[0]), push.Name(g[1]-1), len(lines), err)
 		}
 		for i := 0; i < g[1]-g[0]; i++ {
-			if containsAny(parts[i], failedWhenContains) {
-				n := g[0] + i
-				return nil, fmt.Errorf("the switch refused line %d of %d: %s: %s", n+1, len(lines), strings.TrimSpace(lines[n]), firstLines(parts[i]))
+			if !containsAny(parts[i], failedWhenContains) {
+				continue
 			}
+			n := g[0] + i
+			if k := push.From[n]; k >= 0 {
+				return nil, fmt.Errorf("the switch refused line %d of %d: %s: %s", k+1, len(lines), strings.TrimSpace(lines[k]), firstLines(parts[i]))
+			}
+			return nil, fmt.Errorf("the switch refused %s of %d lines: %s", push.Name(n), len(lines), firstLines(parts[i]))
 		}
 		if !last {
 			continue

@@ -111,7 +111,7 @@ func TestPipelinedApplyRoundTrips(t *testing.T) {
 				tp := r.plan(t)
 				lines = len(tp.Commands)
 				if push == "pipelined" {
-					groups = len(r.target.planPush(mustRead(t, r), tp.Commands).groups(lines))
+					groups = r.target.planPush(mustRead(t, r), tp.Commands).groups(lines)
 				}
 				before := r.srv.Switch().RoundTrips()
 				res, err := r.apply(t, tp)
