@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,6 +117,99 @@ func yanglint(t *testing.T, profile, datatype string, doc any) string {
 		return fmt.Sprintf("%v: %s\n--- instance data\n%s", err, out, b)
 	}
 	return ""
+}
+
+// yanglintBatch validates many instance documents with one yanglint
+// process (its interactive mode: the models are compiled once) and returns
+// yanglint's complaint per document ("" when valid).
+func yanglintBatch(t *testing.T, profile, datatype string, docs []any) []string {
+	t.Helper()
+	bin := testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
+	m, err := gnmisim.Models(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var script strings.Builder
+	for _, s := range m.Search {
+		err := filepath.WalkDir(filepath.Join(yangDir, s), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				abs, _ := filepath.Abs(p)
+				fmt.Fprintf(&script, "searchpath %s\n", abs)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	script.WriteString("verb error\nadd")
+	if m.Features != nil {
+		byMod := map[string][]string{}
+		var mods []string
+		for _, f := range m.Features {
+			mod, name, _ := strings.Cut(f, ":")
+			if byMod[mod] == nil {
+				mods = append(mods, mod)
+			}
+			byMod[mod] = append(byMod[mod], name)
+		}
+		for _, mod := range mods {
+			fmt.Fprintf(&script, " -F %s:%s", mod, strings.Join(byMod[mod], ","))
+		}
+	}
+	for _, f := range m.Modules {
+		abs, _ := filepath.Abs(filepath.Join(yangDir, f))
+		script.WriteString(" " + abs)
+	}
+	script.WriteString("\nroce-mark-models\n")
+	for i, d := range docs {
+		b, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, fmt.Sprintf("d%d.json", i))
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&script, "data -t %s %s\nroce-mark-%d\n", datatype, file, i)
+	}
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(script.String())
+	cmd.Env = append(os.Environ(), "HOME="+dir) // yanglint keeps its history under $HOME
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("yanglint: %v: %s", err, out.String())
+	}
+	res := make([]string, len(docs))
+	cur := -2 // before the models are loaded
+	var buf []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if i := strings.Index(line, `Unknown command "roce-mark-`); i >= 0 {
+			tag := strings.TrimSuffix(strings.SplitN(line[i+len(`Unknown command "roce-mark-`):], `"`, 2)[0], "")
+			if tag == "models" {
+				if len(buf) > 0 {
+					t.Fatalf("yanglint: loading the %s models: %s", profile, strings.Join(buf, "\n"))
+				}
+			} else {
+				n, err := strconv.Atoi(tag)
+				if err != nil || n < 0 || n >= len(docs) {
+					t.Fatalf("yanglint batch: bad marker %q", line)
+				}
+				res[n] = strings.Join(buf, "\n")
+			}
+			buf, cur = nil, cur+1
+			continue
+		}
+		if strings.TrimSpace(line) != "" && !strings.Contains(line, "No saved history") && !strings.Contains(line, "Configuration directory") {
+			buf = append(buf, line)
+		}
+	}
+	if cur != len(docs)-1 {
+		t.Fatalf("yanglint batch: %d of %d documents answered:\n%s", cur+1, len(docs), out.String())
+	}
+	return res
 }
 
 // instanceData asks the simulator for its config (Get, JSON_IETF, the way
@@ -253,9 +347,13 @@ func sonicValue(field string, v any) any {
 	}
 	switch sonicTyped[field] {
 	case "bool":
-		return s == "true"
+		if s == "true" || s == "false" {
+			return s == "true"
+		}
 	case "int":
-		return json.Number(s)
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return json.Number(s)
+		}
 	}
 	return s
 }

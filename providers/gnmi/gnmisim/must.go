@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -95,7 +96,45 @@ func sonicMusts() []mustRule {
 			}
 			return nil
 		},
-	}}
+	}, sonicWREDThresholds()}
+}
+
+// sonicWREDThresholds is sonic-wred-profile.yang's must on each colour's
+// max threshold. XPath compares a number with an empty node-set as false,
+// so a max threshold without its min fails it too, as libyang reports.
+func sonicWREDThresholds() mustRule {
+	return mustRule{
+		cite: `sonic-wred-profile.yang WRED_PROFILE_LIST leaf green_max_threshold (and yellow_, red_) { must "(current() >= current()/../green_min_threshold)" }`,
+		check: func(t tree) error {
+			rows := entries(t, "CONFIG_DB", "localhost", "WRED_PROFILE", "*")
+			for _, e := range sortedEntries(rows) {
+				for _, c := range []string{"green", "yellow", "red"} {
+					maxL, ok := rows[e]["/"+c+"_max_threshold"]
+					if !ok {
+						continue
+					}
+					maxS, _ := gpath.ScalarString(maxL.Value)
+					mx, err := strconv.ParseUint(maxS, 10, 64)
+					if err != nil {
+						continue // its own type check reports it
+					}
+					var mn uint64
+					minL, ok := rows[e]["/"+c+"_min_threshold"]
+					if ok {
+						minS, _ := gpath.ScalarString(minL.Value)
+						mn, err = strconv.ParseUint(minS, 10, 64)
+						if err != nil {
+							continue
+						}
+					}
+					if !ok || mx < mn {
+						return fmt.Errorf("%s: %s%s max threshold must be greater than or equal to min threshold", e, strings.ToUpper(c[:1]), c[1:])
+					}
+				}
+			}
+			return nil
+		},
+	}
 }
 
 // srlMusts are the srl_nokia-qos.yang (v25.3.1) constraints on what the

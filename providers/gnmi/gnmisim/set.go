@@ -76,7 +76,7 @@ func (t *Target) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 			resp.Response = append(resp.Response, &gpb.UpdateResult{Path: u.GetPath(), Op: kind})
 		}
 	}
-	if err := t.prof.cfg.validate(cand, t.ports); err != nil {
+	if err := t.prof.cfg.validate(cand, t.ports); err != nil && !t.opts.Faults.SkipSchema {
 		t.log.Info("gnmisim: set refused", "profile", t.prof.name, "err", err)
 		return nil, err
 	}
@@ -118,7 +118,8 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 	if err := t.rejected(p); err != nil {
 		return err
 	}
-	if _, err := t.prof.cfg.resolve(p); err != nil {
+	skip := t.opts.Faults.SkipSchema
+	if _, err := t.prof.cfg.resolve(p); err != nil && !skip {
 		return err
 	}
 	raw, err := typedJSON(u.GetVal())
@@ -136,14 +137,14 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 	if m, ok := v.(map[string]any); ok && len(m) == 0 && replace {
 		return status.Errorf(codes.InvalidArgument, "%s: replace with an empty value is invalid (gNMI §3.4.4); use delete", p)
 	}
-	if err := t.prof.cfg.checkValue(p, v, ietf); err != nil {
+	if err := t.prof.cfg.checkValue(p, v, ietf); err != nil && !skip {
 		return err
 	}
 	leaves, err := gpath.Flatten(p, v, t.prof.cfg.keysOf)
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := t.prof.cfg.checkLeaves(leaves); err != nil {
+	if err := t.prof.cfg.checkLeaves(leaves); err != nil && !skip {
 		return err
 	}
 	leaves = append(leaves, t.prof.cfg.keyLeaves(leaves)...)

@@ -66,6 +66,11 @@ type Faults struct {
 	// not apply them — a target that acknowledges and then disagrees, which
 	// the client's re-Get must catch.
 	IgnorePath string
+	// SkipSchema: Set stores what it is sent without checking it against
+	// the models — a target whose schema check is broken. Tests use it to
+	// put data the model forbids on a target and compare the simulator's
+	// verdict with yanglint's on the same data.
+	SkipSchema bool
 }
 
 // Target is one simulated device. It is safe for concurrent use.
