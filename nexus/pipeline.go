@@ -140,6 +140,7 @@ func pushGroups(cfg *Config, p Platform, modules []Module, lines []string, repea
 	for j, line := range lines {
 		before := planned.state()
 		var base *Config
+		var baseText string // base.String(), when first needed
 		if len(wrong) > 0 {
 			base = planned.cfg.Clone()
 		}
@@ -153,7 +154,7 @@ func pushGroups(cfg *Config, p Platform, modules []Module, lines []string, repea
 		next := map[modeState]int{}
 		var cut *PushCut
 		for _, s := range sortedStates(wrong) {
-			moved, ok := wrongLineSafe(base, p, modules, s, line, after, done)
+			moved, ok := wrongLineSafe(base, &baseText, p, modules, s, line, after, done)
 			if !ok {
 				cut = &PushCut{Line: j, Origin: wrong[s], Mode: s.String()}
 				break
@@ -192,7 +193,7 @@ func pushGroups(cfg *Config, p Platform, modules []Module, lines []string, repea
 // enters an object the plan's configuration already has: on the switch it
 // can at most create what the plan creates). moved is the state the
 // session is in when the line is taken.
-func wrongLineSafe(base *Config, p Platform, modules []Module, s modeState, line string, after modeState, done map[sent]bool) (moved modeState, ok bool) {
+func wrongLineSafe(base *Config, baseText *string, p Platform, modules []Module, s modeState, line string, after modeState, done map[sent]bool) (moved modeState, ok bool) {
 	cfg := base.Clone()
 	e, found := editorAt(cfg, p, modules, s)
 	if !found {
@@ -210,7 +211,10 @@ func wrongLineSafe(base *Config, p Platform, modules []Module, s modeState, line
 	if same, sentHere := done[sent{s, line}]; sentHere && same && e.state() == s {
 		return s, true
 	}
-	if cfg.String() == base.String() {
+	if *baseText == "" {
+		*baseText = base.String()
+	}
+	if cfg.String() == *baseText {
 		return e.state(), true
 	}
 	return s, false
