@@ -83,6 +83,9 @@ func TestPostUpgradeValidation(t *testing.T) {
 		plan []string
 		// causes: what verify -baseline must name.
 		causes []string
+		// unpersist: the host lacks roce's udev rule (removed before the
+		// upgrade), so nothing re-applies its DCB after the reload.
+		unpersist bool
 	}{
 		{
 			name: "nexus7000 5.1(3) to 5.1(5)", target: "switch.n7k-1", version: "5.1(5)",
@@ -90,22 +93,28 @@ func TestPostUpgradeValidation(t *testing.T) {
 			causes: []string{"cause: no-pause on switch.n7k-1: priority 4 not in PFC bitmap", "cause: version-changed on switch.n7k-1: os changed from 5.1(3) to 5.1(5)"},
 		},
 		{
-			name: "host NIC firmware", target: "host.h1", version: "16.36.1010",
-			plan:   []string{"host.h1", "nic.eth0.pfc", "pfc_en 0x00 (off)", "rdma_cm.mlx5_0.tos"},
+			name: "host NIC firmware, DCB not persisted", target: "host.h1", version: "16.36.1010", unpersist: true,
+			plan:   []string{"host.h1", "nic.eth0.pfc", "pfc_en 0x00 (off)", "rdma_cm.mlx5_0.tos", "file:/etc/udev/rules.d/90-roce-dcb.rules"},
 			causes: []string{"cause: no-pause on host.h1: PFC not operational", "cause: version-changed on host.h1: fw.mlx5_0 changed from 16.35.2000 to 16.36.1010"},
 		},
 		{
-			name: "host driver reload", target: "host.h2", version: "driver",
-			plan:   []string{"host.h2", "nic.eth0.pfc", "pfc_en 0x00 (off)"},
+			name: "host driver reload, DCB not persisted", target: "host.h2", version: "driver", unpersist: true,
+			plan:   []string{"host.h2", "nic.eth0.pfc", "pfc_en 0x00 (off)", "file:/etc/udev/rules.d/90-roce-dcb.rules"},
 			causes: []string{"cause: no-pause on host.h2: PFC not operational"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l, baseline := upgradeLab(t)
+			if tc.unpersist {
+				unpersist(t, l, strings.TrimPrefix(tc.target, "host."))
+			}
 			r := roceLab(t, "upgrade", "-lab", l.Dir, tc.target, tc.version)
 			if r.code != 0 {
 				t.Fatalf("roce-lab upgrade\n%s", r)
+			}
+			if tc.unpersist {
+				mustContain(t, "roce-lab upgrade", r.stdout, "nothing re-applies the DCB settings")
 			}
 			plan := roce(t, l, "", "roce-plan", "-detailed-exitcode", l.Dir)
 			if plan.code != 2 {
@@ -134,6 +143,59 @@ func TestPostUpgradeValidation(t *testing.T) {
 			}
 			if v := roce(t, l, "", "roce-verify", l.Dir); v.code != 0 {
 				t.Fatalf("verify after the repair: want a pass\n%s", v)
+			}
+		})
+	}
+}
+
+// unpersist removes roce's udev rule from a lab host, as on a host where
+// roce's DCB persistence is not installed.
+func unpersist(t *testing.T, l *lab.Lab, host string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(l.Dir, lab.StateDir, "hosts", host, "etc", "udev", "rules.d", "90-roce-dcb.rules")); err != nil {
+		t.Fatalf("removing the udev rule roce-apply installed: %v", err)
+	}
+}
+
+// TestHostUpgradePersistedDCB: roce-apply persists a host's DCB settings
+// (a dcb batch file and the udev rule that runs it when the netdev comes
+// back). A driver reload or firmware update then leaves PFC, trust and the
+// DSCP map as they were: the plan names only what is not persisted
+// (rdma_cm's ToS), the probe passes, and only the firmware version differs
+// from the baseline.
+func TestHostUpgradePersistedDCB(t *testing.T) {
+	for _, tc := range []struct {
+		name, target, version string
+		verifyCode            int
+		verify                []string
+	}{
+		{"driver reload", "host.h2", "driver", 0, []string{"PASS  rocev2: host.h2"}},
+		{"NIC firmware", "host.h1", "16.36.1010", 3, []string{"fw.mlx5_0 changed from 16.35.2000 to 16.36.1010"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, baseline := upgradeLab(t)
+			r := roceLab(t, "upgrade", "-lab", l.Dir, tc.target, tc.version)
+			if r.code != 0 {
+				t.Fatalf("roce-lab upgrade\n%s", r)
+			}
+			mustContain(t, "roce-lab upgrade", r.stdout, "udev re-applied /etc/roce/dcb/eth0.dcb: pfc_en 0x10 (priorities 4)")
+			plan := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", tc.target, l.Dir)
+			if plan.code != 2 {
+				t.Fatalf("the plan after the reload: want the rdma_cm ToS (not persisted)\n%s", plan)
+			}
+			mustContain(t, "the plan", plan.stdout, "rdma_cm.mlx5_0.tos")
+			for _, not := range []string{"nic.eth0.pfc", "nic.eth0.trust", "nic.eth0.dcbx", "90-roce-dcb.rules", "eth0.dcb"} {
+				if strings.Contains(plan.stdout, not) {
+					t.Errorf("the plan names %q although the DCB settings were persisted and re-applied:\n%s", not, plan.stdout)
+				}
+			}
+			v := roce(t, l, "", "roce-verify", "-baseline", baseline, l.Dir)
+			if v.code != tc.verifyCode {
+				t.Fatalf("verify after the reload: want exit %d\n%s", tc.verifyCode, v)
+			}
+			mustContain(t, "verify", v.stdout, tc.verify...)
+			if strings.Contains(v.stdout, "cause: no-pause") || strings.Contains(v.stdout, "FAIL  rocev2") {
+				t.Errorf("a probe failed although the DCB settings came back:\n%s", v.stdout)
 			}
 		})
 	}

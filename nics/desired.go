@@ -98,7 +98,7 @@ func Desired(fab *policies.Fabric, h *policies.Host) (*HostState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host.%s: %w", h.Name, err)
 	}
-	st.Files = files
+	st.Files = append(files, persistFiles(nics)...) // persist.go: DCB re-applied after a driver reload
 	return st, nil
 }
 

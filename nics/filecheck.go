@@ -31,6 +31,9 @@ var (
 )
 
 func fileSpecs(p string) (fileSpec, bool) {
+	if spec, ok := persistSpec(p); ok { // persist.go
+		return spec, true
+	}
 	switch p {
 	case FileMV2:
 		return fileSpec{format: FormatLines, line: checkIPLine}, true

@@ -17,11 +17,14 @@ import (
 // any other file, so a tampered plan or request can't make it write
 // elsewhere as root. Edit backups (BackupPath) are derived from these.
 func ManagedFiles() []string {
-	return []string{FileMV2, FileMVAPICH2, FileOpenMPI, FileUCX, FileNCCL, FileMemlock, ModprobeFile}
+	return []string{FileMV2, FileMVAPICH2, FileOpenMPI, FileUCX, FileNCCL, FileMemlock, ModprobeFile, FileDCBUdevRule}
 }
 
 // IsManagedFile reports whether p is one of the files roce manages.
 func IsManagedFile(p string) bool {
+	if isDCBPersistFile(p) { // persist.go: /etc/roce/dcb/<netdev>.dcb
+		return true
+	}
 	for _, f := range ManagedFiles() {
 		if p == f {
 			return true

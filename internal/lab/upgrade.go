@@ -171,6 +171,14 @@ func (l *Lab) Upgrade(ctx context.Context, req UpgradeRequest) UpgradeReply {
 			rep.Error = err.Error()
 			return rep
 		}
+		// The netdev comes back: udev runs the rule roce-apply installed
+		// (if it did), which re-applies the persisted DCB settings.
+		re, err := nics.LabReapplyDCB(ctx, root)
+		rep.Changes = append(rep.Changes, re...)
+		if err != nil {
+			rep.Error = "after the reload, re-applying the persisted DCB settings failed: " + err.Error()
+			return rep
+		}
 		why := "driver reload"
 		if req.Version != "" {
 			why = "NIC firmware update to " + req.Version + " (driver reload)"
