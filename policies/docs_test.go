@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rocefabric/roce/platforms"
 )
 
@@ -99,4 +100,37 @@ func capabilityTableMarkdown(tab platforms.Table) string {
 			noDrop, c.MinMTU, c.MaxMTU, yesNo(c.ECN), yesNo(c.PFCWatchdog))
 	}
 	return b.String()
+}
+
+// TestDocInterfaceNameExample: the interface-name error shown in
+// docs/policy-language.md ("Names") is what validate prints for that
+// policy, word for word.
+func TestDocInterfaceNameExample(t *testing.T) {
+	path := filepath.Join("..", "docs", "policy-language.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "A switch interface name gets the same verdict")
+	_, block, ok2 := strings.Cut(rest, "```\n")
+	want, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("%s lacks the interface-name example", path)
+	}
+	src := "switch \"g\" {\n  platform   = \"gnmi\"\n  profile    = \"sonic\"\n  address    = \"192.0.2.1:9339\"\n  interfaces = [\"Ethernet1/1\"]\n}\n" + losslessDSCP
+	_, s, diags, dir := loadString(t, src)
+	var shown hcl.Diagnostics
+	for _, d := range diags {
+		if d.Summary == "Invalid interface name" {
+			shown = append(shown, d)
+		}
+	}
+	var b strings.Builder
+	if err := s.WriteDiagnostics(&b, shown, false); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(b.String(), dir+string(filepath.Separator), "")
+	if strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Errorf("%s shows\n%s\nbut validate prints\n%s", path, want, got)
+	}
 }
