@@ -11,29 +11,31 @@ import (
 func TestSplitBatch(t *testing.T) {
 	cmds := []string{"show version", "show module", "show running-config ipqos"}
 	full := "show version\nNX-OS 7.1\nsw1# show module\n\nMod Ports\n1 48  \nsw1# show running-config ipqos\n\nsystem qos\nsw1# "
-	for _, tc := range []struct {
-		name    string
-		text    string
-		want    []string // nil: not complete yet
-		wantErr string
-	}{
-		{"complete", full, []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, ""},
-		{"CRLF", strings.ReplaceAll(full, "\n", "\r\n"), []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, ""},
-		{"last prompt missing", strings.TrimSuffix(full, "sw1# "), nil, ""},
-		{"last answer still coming", "show version\nNX-OS 7.1\nsw1# show module\nMod\nsw1# show running-config ipqos\nsys", nil, ""},
-		{"prompt before the next echo", "show version\nNX-OS 7.1\nsw1# ", nil, ""},
-		{"echo cut short", "show version\nNX-OS 7.1\nsw1# show mod", nil, ""},
-		{"empty answers", "show version\nsw1# show module\nsw1# show running-config ipqos\nsw1#", []string{"", "", ""}, ""},
-		{"VDC prompt", strings.ReplaceAll(full, "sw1#", "n7k-vdc2#"), []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, ""},
-		{"echoed as typed, before the answers", "show version\nshow module\nshow running-config ipqos\nNX-OS 7.1\nsw1# \nMod Ports\n1 48\nsw1# \nsystem qos\nsw1# ", []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, ""},
-		{"echoed as typed, answers still coming", "show version\nshow module\nshow running-config ipqos\nNX-OS 7.1\nsw1# ", nil, ""},
-		{"echoed as typed, then an echo again", "show version\nshow module\nshow running-config ipqos\nNX-OS 7.1\nsw1# show module\nx\nsw1# ", nil, "a later prompt carries"},
-		{"echo of another command", "show version\nNX-OS 7.1\nsw1# show clock\nx\nsw1# show running-config ipqos\ny\nsw1# ", nil, `carries "show clock" where the echo of "show module" was expected`},
-		{"no echo at all (echoed early or not at all)", "NX-OS 7.1\nsw1# show module\nx\nsw1# ", nil, "does not start with the echo"},
-		{"more prompts than commands", full + "show clock\nsw1# ", nil, "after the answer to the last command"},
+	push := []string{"interface Ethernet1/1", "priority-flow-control mode on", "end", "show running-config ipqos"}
+	pasted := "interface Ethernet1/1\nsw1(config-if)# priority-flow-control mode on\n\n% Invalid command at '^' marker.\nsw1(config-if)# end\nsw1# show running-config ipqos\nsystem qos\nsw1# "
+	for _, tc := range []splitCase{
+		{"complete", full, []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, "", nil},
+		{"CRLF", strings.ReplaceAll(full, "\n", "\r\n"), []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, "", nil},
+		{"last prompt missing", strings.TrimSuffix(full, "sw1# "), nil, "", nil},
+		{"last answer still coming", "show version\nNX-OS 7.1\nsw1# show module\nMod\nsw1# show running-config ipqos\nsys", nil, "", nil},
+		{"prompt before the next echo", "show version\nNX-OS 7.1\nsw1# ", nil, "", nil},
+		{"echo cut short", "show version\nNX-OS 7.1\nsw1# show mod", nil, "", nil},
+		{"empty answers", "show version\nsw1# show module\nsw1# show running-config ipqos\nsw1#", []string{"", "", ""}, "", nil},
+		{"VDC prompt", strings.ReplaceAll(full, "sw1#", "n7k-vdc2#"), []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, "", nil},
+		{"echoed as typed, before the answers", "show version\nshow module\nshow running-config ipqos\nNX-OS 7.1\nsw1# \nMod Ports\n1 48\nsw1# \nsystem qos\nsw1# ", []string{"NX-OS 7.1", "Mod Ports\n1 48", "system qos"}, "", nil},
+		{"echoed as typed, answers still coming", "show version\nshow module\nshow running-config ipqos\nNX-OS 7.1\nsw1# ", nil, "", nil},
+		{"echoed as typed, then an echo again", "show version\nshow module\nshow running-config ipqos\nNX-OS 7.1\nsw1# show module\nx\nsw1# ", nil, "a later prompt carries", nil},
+		{"echo of another command", "show version\nNX-OS 7.1\nsw1# show clock\nx\nsw1# show running-config ipqos\ny\nsw1# ", nil, `carries "show clock" where the echo of "show module" was expected`, nil},
+		{"no echo at all (echoed early or not at all)", "NX-OS 7.1\nsw1# show module\nx\nsw1# ", nil, "does not start with the echo", nil},
+		{"more prompts than commands", full + "show clock\nsw1# ", nil, "after the answer to the last command", nil},
+		// A pasted configuration group: the prompts change with the mode.
+		{"configuration modes", pasted, []string{"", "% Invalid command at '^' marker.", "", "system qos"}, "", push},
+		{"configuration modes, last prompt still coming", strings.TrimSuffix(pasted, "sw1# "), nil, "", push},
+		{"another host's prompt is an answer line", strings.Replace(pasted, "sw1(config-if)# end", "sw2(config-if)# end", 1), nil, `where the echo of "end" was expected`, push},
+		{"a prompt with a space in the mode is no prompt", strings.Replace(pasted, "sw1(config-if)# end", "sw1(config if)# end", 1), nil, `where the echo of "end" was expected`, push},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, done, err := splitBatch(tc.text, cmds)
+			got, done, err := splitBatch(tc.text, tc.cmds(cmds))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)
@@ -53,7 +55,25 @@ func TestSplitBatch(t *testing.T) {
 	}
 }
 
+// splitCase is one TestSplitBatch case; cmds, when set, replaces the
+// three show commands.
+type splitCase struct {
+	name    string
+	text    string
+	want    []string // nil: not complete yet
+	wantErr string
+	lines   []string
+}
+
+func (c splitCase) cmds(def []string) []string {
+	if c.lines != nil {
+		return c.lines
+	}
+	return def
+}
+
 func FuzzSplitBatch(f *testing.F) {
+	f.Add("interface Ethernet1/1\nsw1(config-if)# end\nsw1# ", "interface Ethernet1/1\nend")
 	f.Add("show version\nX\nsw1# show module\nY\nsw1# ", "show version\nshow module")
 	f.Add("a\r\nsw1# b\r\n\r\nsw1#", "a\nb")
 	f.Add("", "a")
