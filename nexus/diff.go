@@ -3,6 +3,7 @@ package nexus
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rocefabric/roce/plan"
@@ -15,7 +16,7 @@ import (
 // so every object exists before it is used and is unused before it is
 // deleted. Objects equal in both configs produce nothing.
 func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error) {
-	d := &differ{cur: current, des: desired, p: p, curIdx: current.index(), desIdx: desired.index()}
+	d := &differ{cur: current, des: desired, p: p, idx: pairIndex(current, desired)}
 	if err := d.checkRaw(); err != nil {
 		return nil, nil, err
 	}
@@ -37,18 +38,25 @@ func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error)
 		}
 	}
 	for _, o := range current.Objects {
-		if o.Kind == KindInterface && d.desIdx[o.Key()] == nil {
+		if o.Kind == KindInterface && d.idx[o.id()][1] == nil {
 			return nil, nil, fmt.Errorf("nexus: diff: the desired config drops %s; interfaces cannot be deleted", o.Key())
 		}
 	}
 	for _, k := range []ObjectKind{KindPolicyMap, KindClassMap, KindACL} {
 		for _, o := range current.Objects {
-			if o.Kind == k && d.desIdx[o.Key()] == nil {
+			if o.Kind == k && d.idx[o.id()][1] == nil {
 				d.delete(o)
 			}
 		}
 	}
+	n := 0
+	for _, c := range d.changes {
+		n += len(c.Commands)
+	}
 	var script []string
+	if n > 0 {
+		script = make([]string, 0, n)
+	}
 	for _, c := range d.changes {
 		script = append(script, c.Commands...)
 	}
@@ -56,25 +64,25 @@ func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error)
 }
 
 type differ struct {
-	cur, des       *Config
-	curIdx, desIdx map[string]*Object // by Key, so large configs diff in linear time
-	p              Platform
-	changes        []plan.Change
+	cur, des *Config
+	idx      map[objID][2]*Object // by Key: [0] current, [1] desired, so large configs diff in linear time
+	p        Platform
+	changes  []plan.Change
 }
 
 // checkRaw refuses a desired config whose unmodelled lines differ: the diff
 // only produces modelled commands, so such a difference could never apply.
 func (d *differ) checkRaw() error {
-	raw := func(c *Config) []string {
-		var out []string
+	raw := func(c *Config) []*Object {
+		var out []*Object
 		for _, o := range c.Objects {
 			if o.Kind == KindRaw {
-				out = append(out, o.String())
+				out = append(out, o)
 			}
 		}
 		return out
 	}
-	if !slices.Equal(raw(d.cur), raw(d.des)) {
+	if !slices.EqualFunc(raw(d.cur), raw(d.des), sameText) {
 		return fmt.Errorf("nexus: diff: the desired config changes lines outside the QoS model (feature, hostname, ...); roce only changes ACLs, class-maps, policy-maps, system qos and interfaces")
 	}
 	return nil
@@ -92,12 +100,17 @@ func disruptionOf(k ObjectKind) plan.Disruption {
 	return plan.DisruptionNone
 }
 
-func (d *differ) add(c plan.Change) { d.changes = append(d.changes, c) }
+func (d *differ) add(c plan.Change) {
+	if d.changes == nil {
+		d.changes = make([]plan.Change, 0, 16) // a Change is large: grow it once, not five times
+	}
+	d.changes = append(d.changes, c)
+}
 
 // upsert emits create or update commands for an ACL, class-map or policy-map.
 func (d *differ) upsert(o *Object) error {
-	cur := d.curIdx[o.Key()]
-	if cur != nil && cur.String() == o.String() {
+	cur := d.idx[o.id()][0]
+	if cur != nil && sameText(cur, o) {
 		return nil
 	}
 	ch := plan.Change{Address: o.Key(), After: o.String(), Disrupt: disruptionOf(o.Kind), Action: plan.ActionCreate}
@@ -145,7 +158,7 @@ func bodyCommands(base, o *Object) []string {
 		for _, l := range base.Lines {
 			if !slices.Contains(o.Lines, l) {
 				if seq, _, ok := splitSeq(l); ok {
-					cmds = append(cmds, fmt.Sprintf("no %d", seq))
+					cmds = append(cmds, "no "+strconv.Itoa(seq))
 				} else {
 					cmds = append(cmds, "no "+l)
 				}
@@ -187,12 +200,13 @@ func bodyCommands(base, o *Object) []string {
 // line that is not already there.
 func lineCommands(have, want []string) []string {
 	var cmds []string
-	wantKeys := map[string]bool{}
+	var buf [8]string
+	wantKeys := buf[:0]
 	for _, w := range want {
-		wantKeys[lineKey(w)] = true
+		wantKeys = append(wantKeys, lineKey(w))
 	}
 	for _, h := range have {
-		if !wantKeys[lineKey(h)] {
+		if !slices.Contains(wantKeys, lineKey(h)) {
 			cmds = append(cmds, "no "+h)
 		}
 	}
@@ -262,10 +276,10 @@ func (d *differ) systemQoS() error {
 	if cur == nil {
 		ch.Action = plan.ActionCreate
 	} else {
-		ch.Before, have = cur.String(), cur.Lines
-		if cur.String() == des.String() {
+		if sameText(cur, des) {
 			return nil
 		}
+		ch.Before, have = cur.String(), cur.Lines
 	}
 	body := lineCommands(have, des.Lines)
 	if len(body) == 0 {
@@ -290,13 +304,13 @@ func (d *differ) systemQoS() error {
 
 // iface diffs one interface.
 func (d *differ) iface(o *Object) {
-	cur := d.curIdx[o.Key()]
+	cur := d.idx[o.id()][0]
+	if cur != nil && sameText(cur, o) {
+		return
+	}
 	var have []string
 	ch := plan.Change{Address: o.Key(), After: o.String(), Disrupt: plan.DisruptionLink, Action: plan.ActionUpdate}
 	if cur != nil {
-		if cur.String() == o.String() {
-			return
-		}
 		have, ch.Before = cur.Lines, cur.String()
 	}
 	body := lineCommands(have, o.Lines)

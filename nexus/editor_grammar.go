@@ -534,14 +534,15 @@ func removeKey(lines []string, key string) ([]string, bool) {
 // "flowcontrol send on" → "flowcontrol send". Lines that may repeat
 // (match lines, switchport lines) are their own key.
 func lineKey(l string) string {
-	f := strings.Fields(l)
+	var buf [2]string
+	f := fieldsUpTo(l, buf[:]) // strings.Fields without allocating: Render and Diff call this per line
 	if len(f) == 0 {
 		return ""
 	}
 	switch f[0] {
 	case "set", "flowcontrol", "untagged":
 		if len(f) > 1 {
-			return f[0] + " " + f[1]
+			return joinedFields(l, f[0], f[1])
 		}
 	case "priority-flow-control":
 		return "priority-flow-control mode"

@@ -1,7 +1,10 @@
 package nexus
 
 import (
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ObjectKind says which top-level configuration object a block is.
@@ -72,8 +75,80 @@ type ServicePolicy struct {
 // String prints the object as NX-OS prints it in the running configuration.
 func (o *Object) String() string {
 	var b strings.Builder
+	b.Grow(o.textLen())
 	o.write(&b)
 	return b.String()
+}
+
+// textLen is the length of String's result, so it is built in one
+// allocation.
+func (o *Object) textLen() int {
+	if o.Kind == KindRaw {
+		n := len(o.Header) + 1
+		for _, l := range o.Lines {
+			n += len(l) + 1
+		}
+		return n
+	}
+	n := o.headerLen() + 1
+	for _, l := range o.Lines {
+		n += len(l) + 3
+	}
+	for _, c := range o.Classes {
+		n += classHeaderLen(o.Type, c.Name) + 3
+		for _, a := range c.Actions {
+			n += len(a) + 5
+		}
+	}
+	return n
+}
+
+// headerLen is len(o.canonicalHeader()) without building it.
+func (o *Object) headerLen() int {
+	switch o.Kind {
+	case KindACL:
+		return len(o.Type) + len(" access-list ") + len(o.Name)
+	case KindClassMap:
+		if o.Match == "" {
+			return len("class-map type  ") + len(o.Type) + len(o.Name)
+		}
+		return len("class-map type   ") + len(o.Type) + len(o.Match) + len(o.Name)
+	case KindPolicyMap:
+		return len("policy-map type  ") + len(o.Type) + len(o.Name)
+	case KindSystemQoS:
+		return len("system qos")
+	case KindInterface:
+		return len("interface ") + len(o.Name)
+	}
+	return len(o.Header)
+}
+
+func classHeaderLen(t, name string) int {
+	if t == TypeQoS {
+		return len("class ") + len(name)
+	}
+	return len("class type  ") + len(t) + len(name)
+}
+
+// sameText reports whether a.String() == b.String() for two objects with
+// the same Key, comparing their parts instead of printing both. It falls
+// back to printing when the parts differ, so the answer is always the
+// printed text's (a line holding what looks like a class header, say).
+func sameText(a, b *Object) bool {
+	if a.Kind == b.Kind && a.Type == b.Type && a.Name == b.Name && a.Header == b.Header &&
+		(a.Kind != KindClassMap || a.Match == b.Match) && slices.Equal(a.Lines, b.Lines) && len(a.Classes) == len(b.Classes) {
+		same := true
+		for i, c := range a.Classes {
+			if c.Name != b.Classes[i].Name || !slices.Equal(c.Actions, b.Classes[i].Actions) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return a.textLen() == b.textLen() && a.String() == b.String()
 }
 
 func (o *Object) write(b *strings.Builder) {
@@ -134,6 +209,54 @@ func classHeader(t, name string) string {
 	return "class type " + t + " " + name
 }
 
+// objID is an object's Key as a comparable value: building the Key string
+// for every lookup was a third of Diff's allocations. Two objects have the
+// same objID exactly when they have the same Key (names hold no spaces).
+type objID struct {
+	kind      ObjectKind
+	typ, name string
+}
+
+func (o *Object) id() objID {
+	switch o.Kind {
+	case KindACL, KindClassMap, KindPolicyMap:
+		return objID{o.Kind, o.Type, o.Name}
+	case KindSystemQoS:
+		return objID{kind: KindSystemQoS}
+	case KindInterface:
+		return objID{kind: KindInterface, name: o.Name}
+	}
+	return objID{kind: KindRaw, name: o.Header}
+}
+
+// keyIs reports whether o.Key() == key without building the Key.
+func (o *Object) keyIs(key string) bool {
+	switch o.Kind {
+	case KindACL:
+		return joinedIs(key, o.Type, " access-list ", o.Name)
+	case KindClassMap:
+		return joinedIs(key, "class-map type ", o.Type, " ", o.Name)
+	case KindPolicyMap:
+		return joinedIs(key, "policy-map type ", o.Type, " ", o.Name)
+	case KindSystemQoS:
+		return key == "system qos"
+	case KindInterface:
+		return joinedIs(key, "interface ", o.Name)
+	}
+	return joinedIs(key, "raw ", o.Header)
+}
+
+// joinedIs reports whether s equals the concatenation of parts.
+func joinedIs(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.HasPrefix(s, p) {
+			return false
+		}
+		s = s[len(p):]
+	}
+	return s == ""
+}
+
 // Key identifies an object across two configurations.
 func (o *Object) Key() string {
 	switch o.Kind {
@@ -175,8 +298,9 @@ func (o *Object) ServicePolicies() []ServicePolicy {
 
 // parseServicePolicy reads "service-policy type T [input|output] NAME".
 func parseServicePolicy(l string) (ServicePolicy, bool) {
-	f := strings.Fields(l)
-	if len(f) < 4 || f[0] != "service-policy" || f[1] != "type" {
+	var buf [6]string
+	f := fieldsUpTo(l, buf[:])
+	if len(f) < 4 || len(f) > 5 || f[0] != "service-policy" || f[1] != "type" {
 		return ServicePolicy{}, false
 	}
 	sp := ServicePolicy{Type: f[2]}
@@ -192,6 +316,51 @@ func parseServicePolicy(l string) (ServicePolicy, bool) {
 	return sp, true
 }
 
+// fieldsUpTo splits s as strings.Fields does into dst, without allocating:
+// it returns dst[:n] for the first n fields, n ≤ len(dst); when s has more
+// than len(dst) fields the result is all of dst (so a caller wanting at
+// most k fields passes a dst longer than k).
+func fieldsUpTo(s string, dst []string) []string {
+	n, start := 0, -1
+	for i := 0; i < len(s) && n < len(dst); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		switch sp := isSpace(r); {
+		case sp && start >= 0:
+			dst[n], start = s[start:i], -1
+			n++
+		case !sp && start < 0:
+			start = i
+		}
+		i += size
+	}
+	if start >= 0 && n < len(dst) {
+		dst[n] = s[start:]
+		n++
+	}
+	return dst[:n]
+}
+
+// joinedFields is f0 + " " + f1 for the first two fields of l, as a
+// substring of l when l separates them by one space (no allocation).
+func joinedFields(l, f0, f1 string) string {
+	rest := l[len(l)-len(strings.TrimLeftFunc(l, isSpace)):]
+	if len(rest) > len(f0)+len(f1) && rest[len(f0)] == ' ' && rest[len(f0)+1:len(f0)+1+len(f1)] == f1 {
+		return rest[:len(f0)+1+len(f1)]
+	}
+	return f0 + " " + f1
+}
+
+// isSpace is the white space of strings.Fields.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r'
+	}
+	return unicode.IsSpace(r)
+}
+
 // Line renders the service-policy line.
 func (sp ServicePolicy) Line() string {
 	if sp.Direction == "" {
@@ -202,30 +371,81 @@ func (sp ServicePolicy) Line() string {
 
 // Clone returns a deep copy.
 func (o *Object) Clone() *Object {
-	n := *o
+	n := new(Object)
+	o.cloneInto(n)
+	return n
+}
+
+// cloneInto makes n a deep copy of o.
+func (o *Object) cloneInto(n *Object) {
+	*n = *o
 	n.Lines = append([]string(nil), o.Lines...)
 	n.Classes = nil
-	for _, c := range o.Classes {
-		n.Classes = append(n.Classes, &PolicyClass{Name: c.Name, Actions: append([]string(nil), c.Actions...)})
+	if len(o.Classes) > 0 {
+		n.Classes = make([]*PolicyClass, len(o.Classes))
+		cls := make([]PolicyClass, len(o.Classes))
+		for i, c := range o.Classes {
+			cls[i] = PolicyClass{Name: c.Name, Actions: append([]string(nil), c.Actions...)}
+			n.Classes[i] = &cls[i]
+		}
 	}
-	return &n
 }
 
 // String prints the configuration as NX-OS prints it (show running-config):
 // objects in order, unmodelled lines verbatim. Header lines are not printed.
 func (c *Config) String() string {
 	var b strings.Builder
+	n := 0
+	for _, o := range c.Objects {
+		n += o.textLen()
+	}
+	b.Grow(n)
 	for _, o := range c.Objects {
 		o.write(&b)
 	}
 	return b.String()
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy. The copy's objects, lines and classes are
+// carved out of a few shared backing arrays (each slice capped, so an
+// append by one object never writes into another's): Render clones the
+// whole running config of every switch it renders.
 func (c *Config) Clone() *Config {
-	n := &Config{Header: append([]string(nil), c.Header...)}
+	nLines, nClasses, nActions := 0, 0, 0
 	for _, o := range c.Objects {
-		n.Objects = append(n.Objects, o.Clone())
+		nLines += len(o.Lines)
+		nClasses += len(o.Classes)
+		for _, pc := range o.Classes {
+			nActions += len(pc.Actions)
+		}
+	}
+	n := &Config{Header: append([]string(nil), c.Header...), Objects: make([]*Object, len(c.Objects), len(c.Objects)+8)}
+	objs := make([]Object, len(c.Objects))
+	strs := make([]string, 0, nLines+nActions)
+	classes := make([]PolicyClass, 0, nClasses)
+	classPtrs := make([]*PolicyClass, 0, nClasses)
+	carve := func(src []string) []string {
+		if len(src) == 0 {
+			return nil // as append([]string(nil), src...) gives
+		}
+		at := len(strs)
+		strs = append(strs, src...)
+		return strs[at:len(strs):len(strs)]
+	}
+	for i, o := range c.Objects {
+		no := &objs[i]
+		*no = *o
+		no.Lines = carve(o.Lines)
+		no.Classes = nil
+		if len(o.Classes) > 0 {
+			at := len(classPtrs)
+			for _, pc := range o.Classes {
+				classes = append(classes, PolicyClass{Name: pc.Name, Actions: carve(pc.Actions)})
+				classPtrs = append(classPtrs, &classes[len(classes)-1])
+			}
+			no.Classes = classPtrs[at:len(classPtrs):len(classPtrs)]
+		}
+		n.Objects[i] = no
 	}
 	return n
 }
@@ -233,18 +453,28 @@ func (c *Config) Clone() *Config {
 // Find returns the object with that Key, or nil.
 func (c *Config) Find(key string) *Object {
 	for _, o := range c.Objects {
-		if o.Key() == key {
+		if o.keyIs(key) {
 			return o
 		}
 	}
 	return nil
 }
 
-// index maps each object's Key to the object.
-func (c *Config) index() map[string]*Object {
-	m := make(map[string]*Object, len(c.Objects))
-	for _, o := range c.Objects {
-		m[o.Key()] = o
+// pairIndex maps each modelled object's Key (as an objID) to the object
+// in a (pair[0]) and in b (pair[1]), so a diff looks either side up in one
+// map. Unmodelled (KindRaw) blocks are left out: Diff never looks them up.
+func pairIndex(a, b *Config) map[objID][2]*Object {
+	m := make(map[objID][2]*Object, max(len(a.Objects), len(b.Objects)))
+	for side, c := range [2]*Config{a, b} {
+		for _, o := range c.Objects {
+			if o.Kind == KindRaw {
+				continue
+			}
+			id := o.id()
+			p := m[id]
+			p[side] = o
+			m[id] = p
+		}
 	}
 	return m
 }

@@ -53,7 +53,7 @@ func Render(in Intent, current *Config) (*Config, error) {
 	if err := validateIntent(in); err != nil {
 		return nil, err
 	}
-	r := &renderer{in: in, p: in.Platform, prefix: in.prefix(), cur: current, out: current.Clone(), keep: map[string]bool{}}
+	r := &renderer{in: in, p: in.Platform, prefix: in.prefix(), cur: current, out: current.Clone(), keep: make(map[objID]bool, 16)}
 	var err error
 	if in.Platform.Is7000() {
 		err = r.render7000()
@@ -206,7 +206,29 @@ type renderer struct {
 	prefix string
 	cur    *Config
 	out    *Config
-	keep   map[string]bool // keys of our objects the intent wants
+	keep   map[objID]bool // keys of our objects the intent wants
+	// builtins are the Nexus 5000 system-defined policies, parsed at
+	// most once per Render (carried looks up to three of them).
+	builtins *Config
+}
+
+// lookupPolicy is lookupPolicy on the current config, parsing the
+// built-in policies once per Render instead of once per lookup.
+func (r *renderer) lookupPolicy(typ, name string) *Object {
+	if r.p.Is7000() {
+		return lookupPolicy(r.cur, r.p, typ, name)
+	}
+	if o := r.cur.PolicyMap(typ, name); o != nil {
+		return o
+	}
+	if r.builtins == nil {
+		cfg, err := Parse(n5kBuiltinPolicies)
+		if err != nil {
+			return nil // the constant parses; covered by TestBuiltinPoliciesParse
+		}
+		r.builtins = cfg
+	}
+	return r.builtins.PolicyMap(typ, name)
 }
 
 func (r *renderer) ours(name string) bool { return ownedBy(name, r.prefix) }
@@ -214,9 +236,10 @@ func (r *renderer) ours(name string) bool { return ownedBy(name, r.prefix) }
 // put stores one of our objects: it replaces the object with the same key in
 // place (so positions stay stable) or inserts it in its section.
 func (r *renderer) put(o *Object) {
-	r.keep[o.Key()] = true
+	id := o.id()
+	r.keep[id] = true
 	for i, x := range r.out.Objects {
-		if x.Key() == o.Key() {
+		if x.Kind == o.Kind && x.id() == id {
 			r.out.Objects[i] = o
 			return
 		}
@@ -230,7 +253,7 @@ func (r *renderer) dropStale() {
 	r.out.Objects = slices.DeleteFunc(r.out.Objects, func(o *Object) bool {
 		switch o.Kind {
 		case KindACL, KindClassMap, KindPolicyMap:
-			return r.ours(o.Name) && !r.keep[o.Key()]
+			return r.ours(o.Name) && !r.keep[o.id()]
 		}
 		return false
 	})
@@ -259,7 +282,7 @@ func (r *renderer) carried(typ, dir string) []*PolicyClass {
 	if name == "" {
 		return nil
 	}
-	pm := lookupPolicy(r.cur, r.p, typ, name)
+	pm := r.lookupPolicy(typ, name)
 	if pm == nil {
 		return nil
 	}
@@ -282,13 +305,14 @@ func (r *renderer) carried(typ, dir string) []*PolicyClass {
 // no longer has). Render uses it so the desired order is the order a switch
 // produces, which keeps render → diff → apply → diff empty.
 func reconcile(existing, want []string) []string {
-	keys := map[string]bool{}
+	var buf [8]string
+	keys := buf[:0]
 	for _, w := range want {
-		keys[lineKey(w)] = true
+		keys = append(keys, lineKey(w))
 	}
-	out := slices.DeleteFunc(slices.Clone(existing), func(l string) bool { return !keys[lineKey(l)] })
-	for _, w := range want {
-		out = setLine(out, lineKey(w), w)
+	out := slices.DeleteFunc(slices.Clone(existing), func(l string) bool { return !slices.Contains(keys, lineKey(l)) })
+	for i, w := range want {
+		out = setLine(out, keys[i], w)
 	}
 	return out
 }

@@ -45,7 +45,7 @@ func (r *renderer) render7000() error {
 			if !r.ours(att) {
 				need = append(need, tpl.NoDropCoS()...)
 			}
-			if pm := lookupPolicy(r.cur, r.p, TypeNetworkQoS, att); pm != nil {
+			if pm := r.lookupPolicy(TypeNetworkQoS, att); pm != nil {
 				for _, tc := range tpl.Classes {
 					if pc := pm.Class(tc.Name); pc != nil {
 						for _, cos := range tc.CoS {

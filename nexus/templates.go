@@ -54,8 +54,13 @@ func NQTemplates() []NQTemplate {
 	}
 }
 
+// nqTemplateTable is NQTemplates built once, for the lookups Render and
+// Diff make per switch. Read-only: nothing may change it; NQTemplates and
+// ChooseNQTemplate hand out fresh copies, and policy copies the actions.
+var nqTemplateTable = NQTemplates()
+
 func nqTemplateByName(name string) (NQTemplate, bool) {
-	for _, t := range NQTemplates() {
+	for _, t := range nqTemplateTable {
 		if t.Name == name {
 			return t, true
 		}
@@ -108,7 +113,7 @@ func ChooseNQTemplate(need []int) (NQTemplate, error) {
 // templateOfCopy returns the template a copied policy was made from, by its
 // name (prefix + short name).
 func templateOfCopy(name string) (NQTemplate, bool) {
-	for _, t := range NQTemplates() {
+	for _, t := range nqTemplateTable {
 		if strings.HasSuffix(name, t.Short()) && len(name) > len(t.Short()) {
 			return t, true
 		}
