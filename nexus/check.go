@@ -134,30 +134,75 @@ func systemClass(name string) bool {
 // releases of one platform: a line matching it is refused on a release
 // before since, with why and the source (docs/nxos.md#version-rules).
 type versionRule struct {
-	kind  string                // "nexus5000" | "nexus7000"
-	match func(f []string) bool // the line's fields
-	since string                // first release that has it, e.g. "6.2(2)"
+	kind string // "nexus5000" | "nexus7000"
+	// match reports whether the line's fields are the command, and the
+	// index of the field the switch would mark with its caret.
+	match func(f []string) (int, bool)
+	since string // first release that has it, e.g. "6.2(2)"
 	why   string
 }
 
-// versionRules lists the release-dependent commands Check knows, each from
-// a public source cited in docs/nxos.md#version-rules.
+// versionRules lists the release-dependent commands CheckRelease,
+// CheckPushRelease and ReleaseRefusal know, each from a public source
+// cited in docs/nxos.md#version-rules. This is the one table.
 func versionRules() []versionRule {
 	return []versionRule{
 		{
 			// Nexus 7000 QoS guide 6.x, "Configuring Queuing and
 			// Scheduling on F-Series I/O Modules": eight egress queues
 			// (the 4q8q queuing templates) "beginning with Cisco Release
-			// 6.2(2)", on the 7710 and 7718.
+			// 6.2(2)", on the 7710 and 7718. Any line naming one of them
+			// (attaching it, entering it, copying it) needs the release.
 			kind: "nexus7000",
-			match: func(f []string) bool {
-				return len(f) >= 4 && f[0] == "service-policy" && f[1] == "type" && f[2] == "queuing" &&
-					strings.Contains(f[len(f)-1], "-4q8q-") && strings.HasPrefix(f[len(f)-1], "default-")
+			match: func(f []string) (int, bool) {
+				for i, w := range f {
+					if strings.HasPrefix(w, "default-") && strings.Contains(w, "-4q8q-") {
+						return i, true
+					}
+				}
+				return 0, false
 			},
 			since: "6.2(2)",
 			why:   "the eight-queue (4q8q) queuing templates exist from NX-OS 6.2(2), on the Nexus 7710 and 7718 only",
 		},
 	}
+}
+
+// releaseRule returns the rule that refuses line on platform p running
+// release, and the 0-based column of the word the caret marks. A release
+// parseRelease cannot read refuses nothing.
+func releaseRule(line string, p Platform, release string) (versionRule, int, bool) {
+	if _, ok := parseRelease(release); !ok {
+		return versionRule{}, 0, false
+	}
+	f := strings.Fields(line)
+	if len(f) > 1 && f[0] == "no" {
+		f = f[1:]
+	}
+	for _, r := range versionRules() {
+		i, ok := r.match(f)
+		if r.kind != p.Kind || !ok || !releaseBefore(release, r.since) {
+			continue
+		}
+		return r, wordColumn(line, f[i]), true
+	}
+	return versionRule{}, 0, false
+}
+
+// wordColumn is the 0-based column of word's first whole-word occurrence
+// in line (0 if absent).
+func wordColumn(line, word string) int {
+	for i := 0; i+len(word) <= len(line); i++ {
+		if line[i:i+len(word)] == word && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
+			return i
+		}
+	}
+	return 0
+}
+
+// releaseError is why a release refuses a line, with the next step.
+func releaseError(r versionRule, release string) error {
+	return fmt.Errorf("not in NX-OS %s: %s; upgrade to %s or later, or use another policy", release, r.why, r.since)
 }
 
 // CheckRelease is Check for a switch running NX-OS release (as `show
@@ -174,17 +219,40 @@ func CheckRelease(text string, p Platform, modules []Module, release string) (*C
 	if _, ok := parseRelease(release); ok {
 		_, src, _ := parse(text)
 		for _, l := range src {
-			f := strings.Fields(l.text)
-			for _, r := range versionRules() {
-				if r.kind != p.Kind || !r.match(f) || !releaseBefore(release, r.since) {
-					continue
-				}
-				errs = append(errs, &LineError{Line: l.n, Text: l.text,
-					Err: fmt.Errorf("not in NX-OS %s: %s; upgrade to %s or later, or use another policy", release, r.why, r.since)})
+			if r, _, ok := releaseRule(l.text, p, release); ok {
+				errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: releaseError(r, release)})
 			}
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// CheckPushRelease judges the configuration lines roce would send to a
+// switch of platform p running release (Diff's commands, in order) by the
+// same version rules: every line that release does not have is a
+// *LineError whose Line is its 1-based position in lines; all are joined.
+// nil when every line passes or the release cannot be read.
+func CheckPushRelease(lines []string, p Platform, release string) error {
+	var errs []error
+	for i, l := range lines {
+		if r, _, ok := releaseRule(l, p, release); ok {
+			errs = append(errs, &LineError{Line: i + 1, Text: strings.TrimSpace(l), Err: releaseError(r, release)})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ReleaseRefusal is what a switch of platform p running release answers
+// when line is typed in configuration mode and the release does not have
+// the command: "% Invalid command at '^' marker." with the caret under the
+// word the release lacks (the parser of an older release has no such
+// keyword or template). nil when the release has it (or cannot be read);
+// then the line goes to the Editor as usual.
+func ReleaseRefusal(line string, p Platform, release string) *CLIError {
+	if _, col, ok := releaseRule(line, p, release); ok {
+		return invalidAt(col)
+	}
+	return nil
 }
 
 // parseRelease reads the leading major.minor(maintenance) of an NX-OS

@@ -2,6 +2,7 @@ package nexus
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,11 +44,7 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("Check returned no config: %v", err)
 			}
 			var got []int
-			for _, e := range unjoin(err) {
-				var le *LineError
-				if !errors.As(e, &le) {
-					t.Fatalf("error without a line: %v", e)
-				}
+			for _, le := range lineErrors(t, err) {
 				got = append(got, le.Line)
 			}
 			if len(tt.lines) == 0 {
@@ -61,6 +58,21 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lineErrors is the *LineError of each error joined in err; any other
+// error fails the test.
+func lineErrors(t testing.TB, err error) []*LineError {
+	t.Helper()
+	var out []*LineError
+	for _, e := range unjoin(err) {
+		var le *LineError
+		if !errors.As(e, &le) {
+			t.Fatalf("error without a line: %v", e)
+		}
+		out = append(out, le)
+	}
+	return out
 }
 
 func unjoin(err error) []error {
@@ -161,4 +173,85 @@ func FuzzParseRelease(f *testing.F) {
 			t.Fatalf("%q is before itself", s)
 		}
 	})
+}
+
+// CheckPushRelease judges the commands roce would send by the same rules:
+// each line the release lacks is named by its position in the commands,
+// with the release and the next step; the others (and every line on a
+// release that has them, or one that cannot be read) pass.
+func TestCheckPushRelease(t *testing.T) {
+	cmds := []string{
+		"qos copy policy-map type network-qos default-nq-7e-policy prefix RoCE-",
+		"policy-map type queuing default-8e-4q8q-out-policy",
+		"system qos",
+		"  service-policy type queuing output default-7e-4q8q-out-policy",
+		"  service-policy type network-qos RoCE-nq-7e",
+	}
+	p7, p5 := testPlatform(t, "nexus7000"), testPlatform(t, "nexus5000")
+	tests := []struct {
+		name    string
+		p       Platform
+		release string
+		lines   []int
+	}{
+		{"6.1(2) refuses both 4q8q lines", p7, "6.1(2)", []int{2, 4}},
+		{"6.2(1) refuses both", p7, "6.2(1)", []int{2, 4}},
+		{"6.2(2) takes them", p7, "6.2(2)", nil},
+		{"7.2(0)D1(1) takes them", p7, "7.2(0)D1(1)", nil},
+		{"release unknown", p7, "", nil},
+		{"not a 5000 rule", p5, "5.0(3)N1(1)", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckPushRelease(cmds, tt.p, tt.release)
+			var got []int
+			for _, le := range lineErrors(t, err) {
+				got = append(got, le.Line)
+				if le.Text != strings.TrimSpace(cmds[le.Line-1]) {
+					t.Errorf("line %d text %q, want %q", le.Line, le.Text, cmds[le.Line-1])
+				}
+				for _, want := range []string{"not in NX-OS " + tt.release, "upgrade to 6.2(2) or later"} {
+					if !strings.Contains(le.Error(), want) {
+						t.Errorf("%q lacks %q", le.Error(), want)
+					}
+				}
+			}
+			if !slices.Equal(got, tt.lines) {
+				t.Fatalf("refused lines %v, want %v (%v)", got, tt.lines, err)
+			}
+		})
+	}
+}
+
+// ReleaseRefusal answers as the parser of an older release: an invalid
+// command with the caret under the word it lacks; nothing for a release
+// that has it.
+func TestReleaseRefusal(t *testing.T) {
+	p7 := testPlatform(t, "nexus7000")
+	for _, tt := range []struct {
+		line, release string
+		col           int // -1: not refused
+	}{
+		{"policy-map type queuing default-8e-4q8q-out-policy", "6.1(2)", 24},
+		{"service-policy type queuing output default-4e-4q8q-out-policy", "6.2(1)", 35},
+		{"no policy-map type queuing default-8e-4q8q-out-policy", "6.1(2)", 27},
+		{"qos copy policy-map type queuing default-6e-4q8q-out-policy prefix X-", "5.2(9)", 33},
+		{"policy-map type queuing default-8e-4q8q-out-policy", "6.2(2)", -1},
+		{"policy-map type queuing default-8e-4q8q-out-policy", "", -1},
+		{"policy-map type queuing default-4q-8e-out-policy", "6.1(2)", -1},
+		{"policy-map type queuing my-4q8q-policy", "6.1(2)", -1},
+	} {
+		ce := ReleaseRefusal(tt.line, p7, tt.release)
+		switch {
+		case tt.col < 0 && ce != nil:
+			t.Errorf("%q on %s refused: %v", tt.line, tt.release, ce)
+		case tt.col >= 0 && ce == nil:
+			t.Errorf("%q on %s taken", tt.line, tt.release)
+		case tt.col >= 0 && (ce.Kind != "invalid" || ce.Pos != tt.col || ce.Message != msgInvalid):
+			t.Errorf("%q on %s: %+v, want invalid at %d", tt.line, tt.release, ce, tt.col)
+		}
+	}
+	if ce := ReleaseRefusal("policy-map type queuing default-8e-4q8q-out-policy", testPlatform(t, "nexus5000"), "5.0(3)N1(1)"); ce != nil {
+		t.Errorf("a 5000 refused a 7000 rule: %v", ce)
+	}
 }
