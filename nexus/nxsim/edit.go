@@ -17,13 +17,18 @@ func (sw *Switch) enterConfig(s *session) {
 // edit applies one configuration line to the running config. A session
 // whose Editor was built before a rollback replaced the config gets a fresh
 // one at the top configuration level (its sub-mode is lost, as the object it
-// was editing may no longer exist).
+// was editing may no longer exist). A line the simulated release does not
+// have (nexus.ReleaseRefusal, the table of docs/nxos.md#version-rules) is
+// refused before the Editor sees it, and changes nothing.
 func (sw *Switch) edit(s *session, cmd string) error {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if s.ed == nil || s.gen != sw.gen {
 		s.ed = nexus.NewEditor(sw.cfg, sw.platform, sw.modules)
 		s.gen = sw.gen
+	}
+	if ce := nexus.ReleaseRefusal(cmd, sw.platform, sw.version.OS); ce != nil {
+		return ce
 	}
 	err := s.ed.Line(cmd)
 	if !s.ed.InConfig() {

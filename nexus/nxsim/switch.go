@@ -118,8 +118,9 @@ func New(opts Options) (*Switch, error) {
 		return nil, fmt.Errorf("nxsim %s: %w", s.hostname, err)
 	}
 	// Loaded as the switch loads a configuration file: a line it would
-	// refuse is an error naming the line, not silently kept.
-	s.cfg, err = nexus.Check(opts.StartupConfig, s.platform, s.modules)
+	// refuse (its simulated release included) is an error naming the
+	// line, not silently kept.
+	s.cfg, err = nexus.CheckRelease(opts.StartupConfig, s.platform, s.modules, s.version.OS)
 	if err != nil {
 		return nil, fmt.Errorf("nxsim %s: startup config (fix the lines named, then start again): %w", s.hostname, err)
 	}
