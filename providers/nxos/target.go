@@ -200,6 +200,12 @@ func (t *Target) diff(st *state) ([]plan.Change, []string, *nexus.Config, error)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: diff current and desired config: %w", t.Address(), err)
 	}
+	// A command the switch's release does not have would be refused
+	// half-way through the push: refuse the plan, naming it
+	// (docs/nxos.md#version-rules).
+	if err := nexus.CheckPushRelease(cmds, t.platform, st.version.OS); err != nil {
+		return nil, nil, nil, plan.RenderConflict(fmt.Errorf("%s: a command for this switch is not in its NX-OS %s (commands numbered in push order): %w", t.Address(), st.version.OS, err))
+	}
 	return changes, cmds, desired, nil
 }
 
