@@ -134,9 +134,10 @@ func TestRejectedCommandRollsBack(t *testing.T) {
 }
 
 // TestDropAfterEveryLine drops the connection after each possible number
-// of configuration lines (the script, then the `end` that leaves
-// configuration mode, then never): every time the switch must end either
-// byte-identical to before or exactly as planned.
+// of configuration lines (the script with any policy-map headers the
+// pipelined push writes again, then the `end` that leaves configuration
+// mode, then never): every time the switch must end either byte-identical
+// to before or exactly as planned.
 func TestDropAfterEveryLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault suite skipped in -short mode")
@@ -145,7 +146,8 @@ func TestDropAfterEveryLine(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			probe := newRig(t, rigOpts{kind: kind, start: "empty"})
 			n := len(probe.plan(t).Commands)
-			for drop := 1; drop <= n+2; drop++ {
+			applied := false
+			for drop := 1; !applied && drop <= 2*n+4; drop++ {
 				r := newRig(t, rigOpts{kind: kind, start: "empty"})
 				tp := r.plan(t)
 				before := r.srv.Switch().RunningConfig()
@@ -166,10 +168,14 @@ func TestDropAfterEveryLine(t *testing.T) {
 					if res.Status != plan.StatusApplied {
 						t.Errorf("drop %d: fully applied but status %s", drop, res.Status)
 					}
+					applied = true
 				}
 				if drop <= n && res.Status != plan.StatusRolledBack {
 					t.Errorf("drop %d of %d: status %s, want rolled-back", drop, n, res.Status)
 				}
+			}
+			if !applied {
+				t.Errorf("no drop position let the apply through: the sweep ends before the push does")
 			}
 		})
 	}
