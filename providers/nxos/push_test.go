@@ -1,9 +1,12 @@
 package nxos
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/plan"
@@ -169,5 +172,36 @@ func TestEachDistinctLineRejectedInTurn(t *testing.T) {
 		if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
 			t.Errorf("line %d rejected: checkpoints left: %v", i+1, cps)
 		}
+	}
+}
+
+// TestEditAfterTheReadBacksOff: someone changes the switch after the
+// apply's read and before its checkpoint. The checkpoint turn's re-read
+// sees it; the apply backs off from configuration mode (entered in that
+// same turn) without pushing a line, removes its checkpoint and reports
+// stale.
+func TestEditAfterTheReadBacksOff(t *testing.T) {
+	r := newRig(t, rigOpts{kind: "nexus5000", start: "fcoe-defaults"})
+	tp := r.plan(t)
+	var once sync.Once
+	r.target.now = func() time.Time {
+		once.Do(func() { applyByHand(t, r, []string{"interface Ethernet1/1", "priority-flow-control mode off"}) })
+		return time.Now()
+	}
+	res, err := r.apply(t, tp)
+	edited := r.srv.Switch().RunningConfig()
+	if res.Status != plan.StatusStale || !errors.Is(err, plan.ErrStale) || !strings.Contains(err.Error(), "changed while the apply was starting") {
+		t.Fatalf("status %s err %v\n%s", res.Status, err, transcriptText(res.Transcript))
+	}
+	if !strings.Contains(edited, "priority-flow-control mode off") {
+		t.Fatalf("the edit is not on the switch:\n%s", edited)
+	}
+	for _, l := range tp.Commands {
+		if findCommand(res.Transcript, l) != "" && !strings.HasPrefix(l, "show") {
+			t.Errorf("line %q was sent although the apply backed off", l)
+		}
+	}
+	if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
+		t.Errorf("checkpoints left: %v\n%s", cps, transcriptText(res.Transcript))
 	}
 }
