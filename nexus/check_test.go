@@ -255,3 +255,29 @@ func TestReleaseRefusal(t *testing.T) {
 		t.Errorf("a 5000 refused a 7000 rule: %v", ce)
 	}
 }
+
+// FuzzReleaseRefusal: for any line and release, the parser's refusal and
+// the plan's judgement agree, and a caret never points past the line.
+func FuzzReleaseRefusal(f *testing.F) {
+	for _, s := range []string{
+		"policy-map type queuing default-8e-4q8q-out-policy",
+		"  service-policy type queuing output default-7e-4q8q-out-policy",
+		"no qos copy policy-map type queuing default-4e-4q8q-out-policy prefix X-",
+		"\tdefault-8e-4q8q-out-policy\tdefault-8e-4q8q-out-policy",
+		"", "no", "default-",
+	} {
+		f.Add(s, "6.1(2)")
+		f.Add(s, "6.2(2)")
+	}
+	p := testPlatform(f, "nexus7000")
+	f.Fuzz(func(t *testing.T, line, release string) {
+		ce := ReleaseRefusal(line, p, release)
+		err := CheckPushRelease([]string{line}, p, release)
+		if (ce == nil) != (err == nil) {
+			t.Fatalf("%q on %q: parser %v, plan %v", line, release, ce, err)
+		}
+		if ce != nil && (ce.Pos < 0 || ce.Pos >= len(line)) {
+			t.Fatalf("%q: caret at %d", line, ce.Pos)
+		}
+	})
+}

@@ -323,6 +323,15 @@ func TestCorpusShowInterfaceCounters(t *testing.T) {
 		{"genie-interface-counters-1.txt", map[string]map[string]uint64{
 			"Ethernet1/33": {"InOctets": 1162614, "InUcastPkts": 14178, "InMcastPkts": 64, "OutOctets": 12199396, "OutUcastPkts": 23366, "OutBcastPkts": 1},
 		}, nil},
+		// an SVI: multicast and broadcast not applicable ("--"), the
+		// prompt after the last table with trailing blanks
+		{"genie-interface-counters-vlan.txt", map[string]map[string]uint64{
+			"Vlan2": {"InOctets": 21719007220, "InUcastPkts": 31544195, "OutOctets": 309510874964, "OutUcastPkts": 289936541},
+		}, map[string]string{"Vlan2": "InMcastPkts"}},
+		// a sub-interface, with a fifth table (InPkts/OutPkts)
+		{"genie-interface-counters-subif.txt", map[string]map[string]uint64{
+			"Ethernet1/1.1": {"InOctets": 0, "OutBcastPkts": 0, "InPkts": 1778, "OutPkts": 1778},
+		}, nil},
 	}
 	for _, tt := range tests {
 		for variant, text := range noisy(corpusShow(t, tt.file)) {
