@@ -78,6 +78,7 @@ func TestDocumentedCommandLinesUseRealFlags(t *testing.T) {
 					if fields[0] == s {
 						sub = s
 						fields = fields[1:]
+						break
 					}
 				}
 			}
@@ -311,6 +312,20 @@ func TestEveryDocumentedCommandIsRunOrExcused(t *testing.T) {
 	for doc := range docsRunInFull {
 		for _, c := range shCommands(t, repo, doc) {
 			run[fmt.Sprintf("%s:%d", c.doc, c.line)] = true
+		}
+	}
+	var src []byte
+	files, _ := filepath.Glob(filepath.Join(repo, "e2e", "*_test.go"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b...)
+	}
+	for doc, test := range docsRunInFull {
+		if !bytes.Contains(src, []byte("func "+test+"(t *testing.T)")) {
+			t.Errorf("docsRunInFull says %s runs %s, but there is no such test", test, doc)
 		}
 	}
 	all := documentedCommands(t, repo)
