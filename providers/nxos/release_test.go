@@ -1,0 +1,44 @@
+package nxos
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocefabric/roce/nexus"
+	"github.com/rocefabric/roce/nexus/nxsim"
+	"github.com/rocefabric/roce/plan"
+)
+
+// What roce renders for a Nexus 7000 needs no release-dependent command
+// (docs/nxos.md#version-rules), so a 7000 on a release older than every
+// rule plans, applies and ends with an empty plan, and the simulator of
+// that release (which refuses, like the switch, what the release lacks)
+// takes every line. The plan's release check sees the release the switch
+// reports.
+func TestPlanOnOlderReleases(t *testing.T) {
+	for _, release := range []string{"5.2(9)", "6.1(2)", "6.2(2)"} {
+		t.Run(release, func(t *testing.T) {
+			r := newRig(t, rigOpts{kind: "nexus7000", start: "empty", mode: "cos"})
+			if _, err := r.srv.Switch().Upgrade(release, nxsim.UpgradeOptions{SaveFirst: true}); err != nil {
+				t.Fatal(err)
+			}
+			tp := r.plan(t)
+			if tp.Facts["os"] != release || len(tp.Commands) == 0 {
+				t.Fatalf("plan on %s: facts %v, %d commands", release, tp.Facts, len(tp.Commands))
+			}
+			if err := nexus.CheckPushRelease(tp.Commands, r.target.platform, release); err != nil {
+				t.Fatalf("the plan holds a command %s lacks: %v", release, err)
+			}
+			res, err := r.apply(t, tp)
+			if err != nil || res.Status != plan.StatusApplied {
+				t.Fatalf("apply on %s: status %s, err %v\n%s", release, res.Status, err, transcriptText(res.Transcript))
+			}
+			if strings.Contains(transcriptText(res.Transcript), "Invalid command") {
+				t.Fatalf("the switch refused a line:\n%s", transcriptText(res.Transcript))
+			}
+			if again := r.plan(t); again.HasChanges() {
+				t.Fatalf("second plan on %s not empty: %v", release, again.Commands)
+			}
+		})
+	}
+}
