@@ -11,8 +11,9 @@ import (
 //
 //	read + `show checkpoint summary`                       1 round trip
 //	`checkpoint`, the checkpoint table, re-read, `configure terminal`  1
-//	the push, in the groups nexus.PushGroups proves safe   1 per group
-//	  (the last group also carries `end` and the verifying re-read)
+//	the push, in the groups nexus.PlanPush proves safe     1 per group
+//	  (policy-map headers written again where that proves fewer groups;
+//	  the last group also carries `end` and the verifying re-read)
 //	`no checkpoint`                                        1
 //
 // Each group's answers are read in order and every line's answer checked
