@@ -45,6 +45,8 @@ func TestLocalsBadReferences(t *testing.T) {
 		{"whole object", "  a = 1\n  b = length(local)\n", "local.b refers to the local object as a whole", "main.hcl:3:14", 1},
 		{"whole object in a for expression", "  a = 1\n  b = [for k, v in local : k]\n  c = local.b\n", "local.b refers to the local object as a whole", "main.hcl:3:20", 1},
 		{"undeclared", "  a = 1\n  b = local.a + local.nope\n", `This object does not have an attribute named "nope"`, "main.hcl:3:22", 1},
+		{"block inside locals", "  a = 1\n  x {\n  }\n", `Unexpected "x" block`, "main.hcl:3:3", 1},
+		{"defined in two blocks", "  a = 1\n}\nlocals {\n  b = 2\n  a = 3\n", "main.hcl:2,3-4; remove one", "main.hcl:6:3", 1},
 		{"cycle of three", "  a = local.c\n  b = local.a\n  c = local.b\n  d = 4\n", "depends on itself through local.a, local.b, local.c", "main.hcl:2:3", 3},
 	}
 	for _, tc := range tests {
