@@ -222,6 +222,35 @@ func TestUpgradeNexus5000VersionOnly(t *testing.T) {
 	}
 }
 
+// TestUpgradeNexus5000Unsaved: an upgrade whose reload boots a startup
+// configuration roce-apply's changes were never saved to loses them: the
+// plan names roce's objects again, verify fails on the switch that lost
+// its no-drop class, and roce-apply puts them back.
+func TestUpgradeNexus5000Unsaved(t *testing.T) {
+	l, baseline := upgradeLab(t)
+	r := roceLab(t, "upgrade", "-lab", l.Dir, "-unsaved", "switch.n5k-1", "7.3(8)N1(1)")
+	if r.code != 0 {
+		t.Fatalf("roce-lab upgrade -unsaved\n%s", r)
+	}
+	mustContain(t, "roce-lab upgrade", r.stdout, "the reload booted the startup configuration saved at", "policy-map type network-qos ROCE-NQ' (not saved)")
+	p := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "switch.n5k-1", l.Dir)
+	if p.code != 2 {
+		t.Fatalf("the lost configuration must show in the plan (exit 2)\n%s", p)
+	}
+	mustContain(t, "the plan", p.stdout, "switch.n5k-1", "ROCE-NQ")
+	v := roce(t, l, "", "roce-verify", "-baseline", baseline, l.Dir)
+	if v.code != 3 {
+		t.Fatalf("verify after losing the configuration: want exit 3\n%s", v)
+	}
+	mustContain(t, "verify", v.stdout, "cause: no-pause on switch.n5k-1", "switch.n5k-1 os changed from 7.1(4)N1(1) to 7.3(8)N1(1)")
+	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
+		t.Fatalf("apply after the upgrade\n%s", r)
+	}
+	if v := roce(t, l, "", "roce-verify", l.Dir); v.code != 0 {
+		t.Fatalf("verify after the repair: want a pass\n%s", v)
+	}
+}
+
 // TestUpgradeRefusals: roce-lab upgrade names what it cannot do.
 func TestUpgradeRefusals(t *testing.T) {
 	l, _ := upgradeLab(t)

@@ -30,7 +30,7 @@ const usage = `Usage:
   roce-lab down [DIR]        stop it and remove its namespaces
   roce-lab status [-json] [DIR]
                              every simulated device: address, platform, version, state
-  roce-lab upgrade [-lab DIR] switch.NAME RELEASE
+  roce-lab upgrade [-lab DIR] [-unsaved] switch.NAME RELEASE
                              upgrade a running NX-OS simulator (e.g. '5.1(5)'): new
                              version strings and the defaults that release brings
   roce-lab upgrade [-lab DIR] host.NAME FIRMWARE|driver
@@ -92,16 +92,19 @@ Examples:
   roce-lab status examples/lab
   roce-lab status -json examples/lab | jq -r '.devices[] | "\(.target) \(.version)"'
 `,
-	"upgrade": `Usage: roce-lab upgrade [-lab DIR] switch.NAME RELEASE
+	"upgrade": `Usage: roce-lab upgrade [-lab DIR] [-unsaved] switch.NAME RELEASE
        roce-lab upgrade [-lab DIR] host.NAME FIRMWARE|driver
 
 Replays an upgrade on the running lab (docs/lab-upgrades.md): an NX-OS
-release on a simulated Nexus switch (new version strings and the defaults
-that release changes), or a NIC firmware update or driver reload on a lab
-host (its DCB and rdma_cm settings go back to the defaults).
+release on a simulated Nexus switch (the running configuration is saved
+first, unless -unsaved; the reload boots the saved one; new version strings
+and the defaults that release changes), or a NIC firmware update or driver
+reload on a lab host (its DCB and rdma_cm settings go back to the defaults
+unless roce persisted them).
 
 Examples:
   roce-lab upgrade switch.n7k-1 '5.1(5)'
+  roce-lab upgrade -unsaved switch.n5k-1 '7.3(8)N1(1)'
   roce-lab upgrade host.h1 16.36.1010
   roce-lab upgrade -lab /tmp/mylab host.h2 driver
 `,
@@ -387,6 +390,7 @@ func upgrade(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("roce-lab upgrade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("lab", filepath.Join("examples", "lab"), "the directory `DIR` the lab was started from (roce-lab up DIR)")
+	unsaved := fs.Bool("unsaved", false, "switches: do not copy running-config startup-config before the install, so the reload loses what was not saved")
 	fs.Usage = helpFor(fs, "upgrade")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -394,7 +398,7 @@ func upgrade(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() != 2 {
 		return fmt.Errorf("upgrade wants a target and a version: roce-lab upgrade switch.NAME RELEASE, or host.NAME FIRMWARE|driver")
 	}
-	req := lab.UpgradeRequest{Target: fs.Arg(0), Version: fs.Arg(1)}
+	req := lab.UpgradeRequest{Target: fs.Arg(0), Version: fs.Arg(1), Unsaved: *unsaved}
 	if strings.HasPrefix(req.Target, "host.") && req.Version == "driver" {
 		req.Version, req.Driver = "", true
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/nics"
 )
 
@@ -39,6 +40,9 @@ type UpgradeRequest struct {
 	Version string `json:"version,omitempty"`
 	// Driver: a host's driver is reloaded without a firmware change.
 	Driver bool `json:"driver,omitempty"`
+	// Unsaved: a switch is upgraded without saving its running
+	// configuration first, so the reload boots the one saved last.
+	Unsaved bool `json:"unsaved,omitempty"`
 }
 
 // UpgradeReply says what changed.
@@ -137,7 +141,7 @@ func (l *Lab) Upgrade(ctx context.Context, req UpgradeRequest) UpgradeReply {
 			rep.Error = "a switch upgrade needs the release to install, e.g. roce-lab upgrade switch." + name + " '5.1(5)'"
 			return rep
 		}
-		res, err := sim.Switch().Upgrade(req.Version)
+		res, err := sim.Switch().Upgrade(req.Version, nxsim.UpgradeOptions{SaveFirst: !req.Unsaved})
 		if err != nil {
 			rep.Error = err.Error()
 			return rep
@@ -153,6 +157,10 @@ func (l *Lab) Upgrade(ctx context.Context, req UpgradeRequest) UpgradeReply {
 		}
 		if root == "" {
 			rep.Error = fmt.Sprintf("the lab runs no host %q (lab hosts exist only while the lab runs them)", name)
+			return rep
+		}
+		if req.Unsaved {
+			rep.Error = "-unsaved is for switches (their running configuration); a host keeps its files across a driver reload"
 			return rep
 		}
 		if !req.Driver && req.Version == "" {

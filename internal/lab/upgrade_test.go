@@ -46,6 +46,7 @@ func TestControlSocketUpgrades(t *testing.T) {
 		{UpgradeRequest{Target: "switch.n7k-1", Driver: true}, "needs the release"},
 		{UpgradeRequest{Target: "host.h9", Version: "1"}, "no host"},
 		{UpgradeRequest{Target: "host.h1"}, "firmware version, or 'driver'"},
+		{UpgradeRequest{Target: "host.h1", Driver: true, Unsaved: true}, "-unsaved is for switches"},
 		{UpgradeRequest{Target: "n7k-1", Version: "5.1(5)"}, "want switch.NAME or host.NAME"},
 	} {
 		if _, err := RequestUpgrade(ctx, dir, tc.req); err == nil || !strings.Contains(err.Error(), tc.want) {

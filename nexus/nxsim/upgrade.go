@@ -104,12 +104,23 @@ func parseRelease(kind, v string) ([]int, error) {
 	return out, nil
 }
 
-// Upgrade installs release version on the switch and reloads it: the
-// running config keeps what was configured, except what the modelled
-// release steps between the old and the new release change
-// (ReleaseSteps); sessions see the new config on their next command, as
-// after a rollback. A downgrade only changes the version strings.
-func (s *Switch) Upgrade(version string) (UpgradeResult, error) {
+// UpgradeOptions say how the upgrade is done.
+type UpgradeOptions struct {
+	// SaveFirst runs `copy running-config startup-config` before the
+	// install, as an upgrade procedure does. Without it the reload boots
+	// the configuration saved last, and what was configured since is gone.
+	SaveFirst bool
+}
+
+// Upgrade installs release version on the switch and reloads it. The
+// reload boots the startup configuration (docs/lab-upgrades.md, "The
+// reload"): with o.SaveFirst that is the running one; otherwise changes
+// made since the last `copy running-config startup-config` are lost, and
+// the result says which objects. Then the modelled release steps between
+// the old and the new release change what they change (ReleaseSteps).
+// Sessions see the new config on their next command, as after a rollback.
+// A downgrade only changes the version strings.
+func (s *Switch) Upgrade(version string, o UpgradeOptions) (UpgradeResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	from := s.version.OS
@@ -122,7 +133,14 @@ func (s *Switch) Upgrade(version string) (UpgradeResult, error) {
 		cur = nil // an unparsable current version: apply every step up to the new one
 	}
 	res := UpgradeResult{From: from, To: version}
-	cfg := s.cfg.Clone()
+	if o.SaveFirst {
+		s.startup, s.savedAt = s.cfg.Clone(), s.now()
+	}
+	if lost := unsavedObjects(s.cfg, s.startup); len(lost) > 0 {
+		res.Changes = append(res.Changes, fmt.Sprintf("the reload booted the startup configuration saved at %s: what was configured since without copy running-config startup-config is gone — %s",
+			s.savedAt.UTC().Format(time.RFC3339), strings.Join(lost, ", ")))
+	}
+	cfg := s.startup.Clone()
 	for _, st := range ReleaseSteps() {
 		if st.Platform != s.kind {
 			continue
@@ -148,6 +166,32 @@ func (s *Switch) Upgrade(version string) (UpgradeResult, error) {
 	s.resetReason = ResetReasonUpgrade
 	s.log.Info("upgraded", "from", from, "to", version, "changes", len(res.Changes))
 	return res, nil
+}
+
+// unsavedObjects lists, for a person, the top-level objects of the running
+// configuration that the startup configuration does not have as they are.
+func unsavedObjects(running, startup *nexus.Config) []string {
+	saved := map[string]string{}
+	for _, o := range startup.Objects {
+		saved[o.Key()] = o.String()
+	}
+	var out []string
+	for _, o := range running.Objects {
+		v, ok := saved[o.Key()]
+		switch {
+		case !ok:
+			out = append(out, "'"+o.Key()+"' (not saved)")
+		case v != o.String():
+			out = append(out, "'"+o.Key()+"' (changes not saved)")
+		}
+		delete(saved, o.Key())
+	}
+	var gone []string
+	for k := range saved {
+		gone = append(gone, "'"+k+"' (removed without saving: back)")
+	}
+	slices.Sort(gone)
+	return append(out, gone...)
 }
 
 // ResetReasonUpgrade is the "Last reset" reason of a switch reloaded by

@@ -60,7 +60,7 @@ func TestUpgrade7000Across515(t *testing.T) {
 	if got := pfcBitmap(t, sw, "Ethernet1/1"); got != 1<<3|1<<4 {
 		t.Fatalf("before the upgrade: PFC bitmap 0x%02x, want CoS 3 and 4", got)
 	}
-	res, err := sw.Upgrade("5.1(5)")
+	res, err := sw.Upgrade("5.1(5)", UpgradeOptions{SaveFirst: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestUpgrade7000Across515(t *testing.T) {
 	// Re-applying the pause (what roce-apply does) sticks; a further
 	// upgrade with no modelled step changes nothing but the version.
 	before := sw.RunningConfig()
-	res, err = sw.Upgrade("6.2(14)")
+	res, err = sw.Upgrade("6.2(14)", UpgradeOptions{SaveFirst: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestUpgradeAlreadyPast515(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := sw.RunningConfig()
-	if res, err := sw.Upgrade("6.2(16)"); err != nil || len(res.Changes) != 0 || sw.RunningConfig() != before {
+	if res, err := sw.Upgrade("6.2(16)", UpgradeOptions{SaveFirst: true}); err != nil || len(res.Changes) != 0 || sw.RunningConfig() != before {
 		t.Errorf("6.2(14) → 6.2(16): %+v, %v", res, err)
 	}
 }
@@ -126,7 +126,7 @@ func TestUpgradeRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		old := sw.Version()
-		if _, err := sw.Upgrade(tc.version); err == nil {
+		if _, err := sw.Upgrade(tc.version, UpgradeOptions{}); err == nil {
 			t.Errorf("%s accepted release %q", tc.platform, tc.version)
 		}
 		if sw.Version() != old {
@@ -143,7 +143,7 @@ func TestUpgrade5000(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := sw.RunningConfig()
-	res, err := sw.Upgrade("7.3(8)N1(1)")
+	res, err := sw.Upgrade("7.3(8)N1(1)", UpgradeOptions{SaveFirst: true})
 	if err != nil || len(res.Changes) != 0 || sw.RunningConfig() != before {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -168,7 +168,7 @@ func FuzzUpgradeVersion(f *testing.F) {
 			t.Fatal(err)
 		}
 		old := sw.Version()
-		res, err := sw.Upgrade(version)
+		res, err := sw.Upgrade(version, UpgradeOptions{SaveFirst: true})
 		switch {
 		case err != nil && sw.Version() != old:
 			t.Fatalf("refused %q but the version moved to %q", version, sw.Version())
@@ -198,7 +198,7 @@ func TestUpgradeResetsUptime(t *testing.T) {
 	if before.ResetReason == ResetReasonUpgrade || before.Uptime != 50*time.Hour {
 		t.Fatalf("before the upgrade: reason %q, uptime %v", before.ResetReason, before.Uptime)
 	}
-	if _, err := sw.Upgrade("5.1(5)"); err != nil {
+	if _, err := sw.Upgrade("5.1(5)", UpgradeOptions{SaveFirst: true}); err != nil {
 		t.Fatal(err)
 	}
 	now = t0.Add(90 * time.Second)
@@ -211,5 +211,69 @@ func TestUpgradeResetsUptime(t *testing.T) {
 	}
 	if at, why := sw.LastReset(); !at.Equal(t0) || why != ResetReasonUpgrade {
 		t.Errorf("LastReset = %v %q", at, why)
+	}
+}
+
+// TestUpgradeBootsTheStartupConfig: the reload boots the saved
+// configuration. Changes not saved with copy running-config
+// startup-config are gone after it, and the result names them; saved
+// first, they stay.
+func TestUpgradeBootsTheStartupConfig(t *testing.T) {
+	const startup = "interface Ethernet1/1\n  priority-flow-control mode on\n"
+	const applied = `class-map type qos match-all ROCE-rocev2
+  match cos 4
+policy-map type qos ROCE-QOS-IN
+  class ROCE-rocev2
+    set qos-group 2
+interface Ethernet1/1
+  priority-flow-control mode on
+interface Ethernet1/2
+  priority-flow-control mode on
+`
+	for _, tc := range []struct {
+		name      string
+		o         UpgradeOptions
+		kept      bool
+		wantLost  []string
+		notInLost string
+	}{
+		{"saved first", UpgradeOptions{SaveFirst: true}, true, nil, ""},
+		{"not saved", UpgradeOptions{}, false, []string{"the reload booted the startup configuration saved at ", "'policy-map type qos ROCE-QOS-IN' (not saved)", "'interface Ethernet1/2' (not saved)", "class-map type qos ROCE-rocev2"}, "'interface Ethernet1/1'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw, err := New(Options{Platform: "nexus5000", Hostname: "n5k", Version: "7.1(4)N1(1)", StartupConfig: startup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := nexus.Parse(applied)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw.mu.Lock()
+			sw.cfg = cfg // what roce-apply leaves, not saved
+			sw.mu.Unlock()
+			res, err := sw.Upgrade("7.3(8)N1(1)", tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept := strings.Contains(sw.RunningConfig(), "ROCE-QOS-IN"); kept != tc.kept {
+				t.Errorf("roce's objects kept %v, want %v:\n%s", kept, tc.kept, sw.RunningConfig())
+			}
+			all := strings.Join(res.Changes, "\n")
+			if tc.wantLost == nil && all != "" {
+				t.Errorf("saved first: changes %q, want none", res.Changes)
+			}
+			for _, w := range tc.wantLost {
+				if !strings.Contains(all, w) {
+					t.Errorf("changes %q lack %q", res.Changes, w)
+				}
+			}
+			if tc.notInLost != "" && strings.Contains(all, tc.notInLost) {
+				t.Errorf("changes %q name %s, which was saved", res.Changes, tc.notInLost)
+			}
+			if sw.StartupConfig() != sw.RunningConfig() {
+				t.Errorf("after the reload the running config is not the startup config")
+			}
+		})
 	}
 }
