@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -44,12 +45,19 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	tooBig := fmt.Errorf("larger than the limit of %d bytes; a policy file this big is a mistake or an attack", limit)
+	if fi.Size() > limit {
+		return nil, tooBig
+	}
+	// One buffer of the size the file has (plus room to see it grew),
+	// rather than one doubled up to it.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
+	b := buf.Bytes()
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than the limit of %d bytes; a policy file this big is a mistake or an attack", limit)
+		return nil, tooBig
 	}
 	return b, nil
 }
