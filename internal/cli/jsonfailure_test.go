@@ -2,10 +2,12 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rocefabric/roce/plan"
@@ -70,4 +72,22 @@ func TestProblemsFromLoadFabric(t *testing.T) {
 	if Problems(nil) != nil {
 		t.Error("Problems(nil) is not empty")
 	}
+}
+
+// FlagGiven agrees with Go's flag package wherever the flag package
+// parses the arguments as flags only, and never panics.
+func FuzzFlagGiven(f *testing.F) {
+	for _, s := range []string{"-json", "--json=false", "-json=1 -json=0", "-- -json", "-jsonx", "-json=maybe", "-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		got := FlagGiven(args, "json")
+		fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		want := fs.Bool("json", false, "")
+		if err := fs.Parse(args); err == nil && fs.NArg() == 0 && got != *want {
+			t.Errorf("FlagGiven(%q) = %v; the flag package parses -json as %v", args, got, *want)
+		}
+	})
 }
