@@ -68,3 +68,53 @@ func FuzzSetRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIfFeature: the if-feature expression parser never panics, and an
+// expression it accepts evaluates the same after a round of extra spaces
+// and parentheses.
+func FuzzIfFeature(f *testing.F) {
+	for _, s := range []string{"a", "not a", "a and (b or c)", "srl-feat:qos-pfc", "(not x:fpcx) or x:hold-time-fpcx", "((", "and", "a b"} {
+		f.Add(s)
+	}
+	on := map[string]bool{"a": true, "qos-pfc": true, "hold-time-fpcx": true}
+	f.Fuzz(func(t *testing.T, expr string) {
+		v, err := evalIfFeature(expr, on)
+		if err != nil {
+			return
+		}
+		w, err := evalIfFeature("( "+expr+" )", on)
+		if err != nil || w != v {
+			t.Fatalf("%q = %v but (%q) = %v, %v", expr, v, expr, w, err)
+		}
+	})
+}
+
+// FuzzCheckInstance feeds arbitrary JSON documents to the instance check
+// of each profile: it never panics.
+func FuzzCheckInstance(f *testing.F) {
+	for _, s := range []struct {
+		profile uint8
+		doc     string
+	}{
+		{0, `{"openconfig-qos:qos":{"queues":{"queue":[{"name":"q","config":{"name":"q"}}]}}}`},
+		{1, `{"openconfig-qos:qos":{"interfaces":{"interface":[{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}]}}}`},
+		{2, `{"sonic-pfcwd:sonic-pfcwd":{"PFC_WD":{"PFC_WD_LIST":[{"ifname":"GLOBAL","POLL_INTERVAL":200}]}}}`},
+		{3, `{"srl_nokia-qos:qos":{"pfc-mapping-profile":[{"name":"P","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3"}]}}]}}`},
+		{0, `{"openconfig-interfaces:interfaces":{"interface":[{"name":"x","state":{"mtu":1}}]}}`},
+	} {
+		f.Add(s.profile, s.doc, false)
+	}
+	profiles := []string{"openconfig", "arista", "sonic", "srlinux"}
+	schemas := &Schemas{}
+	f.Fuzz(func(t *testing.T, prof uint8, doc string, state bool) {
+		v, err := gpath.Decode([]byte(doc))
+		if err != nil {
+			return
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		_ = schemas.CheckInstance(profiles[int(prof)%len(profiles)], m, state)
+	})
+}

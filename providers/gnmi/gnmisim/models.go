@@ -117,7 +117,6 @@ func ModelFiles() fs.FS {
 // compiled is one profile's schema compiled by goyang: deviations
 // applied, augments merged, nodes behind a disabled if-feature removed.
 type compiled struct {
-	ms *yang.Modules
 	// roots are the top-level data nodes by name.
 	roots map[string]*yang.Entry
 	// modOf caches Entry.InstantiatingModule.
@@ -196,7 +195,7 @@ func compileProfile(profile string) (*compiled, error) {
 	if errs := processErrors(ms); len(errs) > 0 {
 		return nil, fmt.Errorf("gnmisim: profile %s: compiling the models: %s", profile, strings.Join(errs, "; "))
 	}
-	c := &compiled{ms: ms, roots: map[string]*yang.Entry{}, modOf: map[*yang.Entry]string{},
+	c := &compiled{roots: map[string]*yang.Entry{}, modOf: map[*yang.Entry]string{},
 		patterns: map[string]*regexp.Regexp{}, refs: map[*yang.Entry]*yang.Entry{}}
 	var feats map[string]bool
 	if set.Features != nil {

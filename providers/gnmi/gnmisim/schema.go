@@ -122,7 +122,9 @@ func (c *compiled) resolveLeafref(leaf *yang.Entry, path string) *yang.Entry {
 	return cur
 }
 
-func (c *compiled) leafrefTarget(leaf *yang.Entry, _ *yang.YangType) *yang.Entry {
+// leafrefTarget is the leaf a leafref-typed leaf points at (nil: outside
+// the loaded models).
+func (c *compiled) leafrefTarget(leaf *yang.Entry) *yang.Entry {
 	return c.refs[leaf]
 }
 

@@ -73,7 +73,7 @@ func (c *compiled) checkType(leaf *yang.Entry, t *yang.YangType, v any, form val
 		}
 		return fmt.Errorf("matches no member of the union %s (%s)", t.Name, strings.Join(msgs, "; "))
 	case k == yang.Yleafref:
-		target := c.leafrefTarget(leaf, t)
+		target := c.leafrefTarget(leaf)
 		if target == nil {
 			return nil // the target is outside the loaded models; existence is checked where it can be
 		}
@@ -134,7 +134,7 @@ func (c *compiled) checkLexical(leaf *yang.Entry, t *yang.YangType, s string) er
 		}
 		return fmt.Errorf("matches no member of the union %s (%s)", t.Name, strings.Join(msgs, "; "))
 	case k == yang.Yleafref:
-		if target := c.leafrefTarget(leaf, t); target != nil {
+		if target := c.leafrefTarget(leaf); target != nil {
 			return c.checkLexical(target, target.Type, s)
 		}
 		return nil
