@@ -474,6 +474,13 @@ func TestApplySafetyCommandsRun(t *testing.T) {
 		switch commandOnly(c.text) {
 		case "roce-apply -recover -var-file prod.vars policies":
 			interruptApply(t, l, "n5k-1", "switch.n5k-1")
+			// The page's first message, and with -json a document a CI job
+			// can read (docs/plan-json.md#when-a-run-stops-early).
+			if r := roce(t, l, "", "roce-plan", "-json", l.Dir); r.code != 1 ||
+				!strings.Contains(r.stderr, "were left by an interrupted roce-apply and may be half-configured") ||
+				!strings.Contains(r.stdout, `"kind": "roce-plan-error"`) || !strings.Contains(r.stdout, "roce-apply -recover") {
+				t.Fatalf("roce-plan after a killed apply: want exit 1, the message, and a JSON error document\n%s", r)
+			}
 			r := docShell(t, work, c, repl)
 			if r.code != 0 || !strings.Contains(r.stdout, "switch.n5k-1") ||
 				!(strings.Contains(r.stdout, "applied") || strings.Contains(r.stdout, "rolled-back") || strings.Contains(r.stdout, "rolled back")) {
