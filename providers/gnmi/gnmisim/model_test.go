@@ -7,6 +7,8 @@ import (
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/rocefabric/roce/providers/gnmi/gpath"
 )
 
 // What the vendors' models forbid, the simulator refuses the way a target
@@ -245,5 +247,71 @@ func TestGetQualifiesAugmentMembers(t *testing.T) {
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("%s Get = %s, want it to contain %s", tc.enc, got, tc.want)
 		}
+	}
+}
+
+// Get replies are valid instance data of the same compiled models: a Get
+// of everything (config and state, JSON_IETF) after config the models
+// allow is an RFC 7951 document CheckInstance accepts, and a reply with a
+// member renamed is one it refuses (the check can fail).
+func TestGetRepliesAreValidInstanceData(t *testing.T) {
+	cases := []struct {
+		profile string
+		ups     []*gpb.Update
+	}{
+		{"openconfig", []*gpb.Update{upd("openconfig", "/qos/queues/queue[name=Q]", `{"name":"Q","config":{"name":"Q","queue-id":3}}`)}},
+		{"arista", []*gpb.Update{upd("openconfig", "/qos/interfaces/interface[interface-id=Ethernet1]",
+			`{"interface-id":"Ethernet1","config":{"interface-id":"Ethernet1"},"output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`)}},
+		{"srlinux", []*gpb.Update{upd("", "/qos/pfc-mapping-profile[name=P]",
+			`{"name":"P","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3","pfc-pause-frame-priority":3,"enable-pfc":true}]}}`)}},
+	}
+	schemas := &Schemas{}
+	for _, tc := range cases {
+		t.Run(tc.profile, func(t *testing.T) {
+			sim, c, ctx := startPlain(t, Options{Profile: tc.profile, Schemas: schemas})
+			if _, err := c.Set(ctx, &gpb.SetRequest{Update: tc.ups}); err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range []gpb.GetRequest_DataType{gpb.GetRequest_CONFIG, gpb.GetRequest_ALL} {
+				resp, err := c.Get(ctx, &gpb.GetRequest{Path: []*gpb.Path{{Origin: sim.Origin()}}, Encoding: gpb.Encoding_JSON_IETF, Type: typ})
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, err := gpath.Decode(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal())
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc, _ := v.(map[string]any)
+				if len(doc) < 2 {
+					t.Fatalf("Get / = %v, want every top-level node", v)
+				}
+				// The software version is served outside the pinned
+				// models, qualified with its module as a target does.
+				if typ == gpb.GetRequest_ALL {
+					sys := map[string]string{"srlinux": "srl_nokia-system:system"}[tc.profile]
+					if sys == "" {
+						sys = "openconfig-system:system"
+					}
+					if doc[sys] == nil {
+						t.Errorf("Get / has no %s: %v", sys, v)
+					}
+					if s, _ := doc[sys].(map[string]any); tc.profile == "srlinux" && s["srl_nokia-system-info:information"] == nil {
+						t.Errorf("SR Linux system = %v, want srl_nokia-system-info:information", s)
+					}
+					delete(doc, sys)
+				}
+				if err := schemas.CheckInstance(tc.profile, doc, typ == gpb.GetRequest_ALL); err != nil {
+					t.Errorf("%s Get reply is not valid instance data: %v", typ, err)
+				}
+				for k, top := range doc {
+					delete(doc, k)
+					doc[gpath.StripModule(k)] = top // unqualified top-level member
+					break
+				}
+				if err := schemas.CheckInstance(tc.profile, doc, typ == gpb.GetRequest_ALL); err == nil {
+					t.Errorf("%s: an unqualified top-level member passed the check", typ)
+				}
+			}
+		})
 	}
 }

@@ -82,6 +82,9 @@ func newProfile(name, nativeOrigin string, schemas *Schemas) (*profile, error) {
 	cfg := &schema{c: c}
 	switch name {
 	case "openconfig", "arista":
+		// The software version (openconfig-system, advertised but not
+		// pinned: roce only reads that one leaf).
+		cfg.outside = map[string]string{"system": "openconfig-system"}
 		p := &profile{name: name, origin: originOpenConfig, accepts: map[string]bool{"": true, originOpenConfig: true}, cfg: cfg}
 		p.models = append(p.models, ocModels...)
 		if name == "arista" {
@@ -117,6 +120,10 @@ func newProfile(name, nativeOrigin string, schemas *Schemas) (*profile, error) {
 			o = nativeOrigin
 		}
 		cfg.musts = srlMusts()
+		// The software version: srl_nokia-system-info augments
+		// srl_nokia-system's system with information (not pinned: roce
+		// only reads that one leaf).
+		cfg.outside = map[string]string{"system": "srl_nokia-system", "system/information": "srl_nokia-system-info"}
 		return &profile{
 			name: name, origin: o, accepts: map[string]bool{o: true}, cfg: cfg,
 			models: []*gpb.ModelData{

@@ -25,6 +25,10 @@ type schema struct {
 	musts []mustRule
 	// state accepts config false nodes (checking Get replies, not Sets).
 	state bool
+	// outside names the module of state the target serves outside the
+	// pinned models (the software version under /system), by element
+	// names joined with "/", so Get replies qualify it like a target.
+	outside map[string]string
 }
 
 // dataParent is the data node above e (choice and case are not data).
@@ -426,6 +430,11 @@ func (s *schema) qualifyAt(e *yang.Entry, v any) any {
 			ch = child(e, k)
 		}
 		if ch == nil {
+			if e == nil {
+				name, q := s.qualifyOutside(nil, k, cv)
+				out[name] = q
+				continue
+			}
 			out[k] = cv
 			continue
 		}
@@ -444,6 +453,36 @@ func (s *schema) qualifyAt(e *yang.Entry, v any) any {
 		out[name] = s.qualifyAt(ch, cv)
 	}
 	return out
+}
+
+// qualifyOutside qualifies member k (below parent) of a subtree outside
+// the pinned models with the modules s.outside names: RFC 7951 §4, a
+// member whose module differs from its parent's carries it.
+func (s *schema) qualifyOutside(parent []string, k string, v any) (string, any) {
+	names := append(append([]string(nil), parent...), k)
+	name := k
+	if mod := s.outsideModule(names); mod != "" && mod != s.outsideModule(parent) {
+		name = mod + ":" + k
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return name, v
+	}
+	q := make(map[string]any, len(obj))
+	for ck, cv := range obj {
+		n, x := s.qualifyOutside(names, ck, cv)
+		q[n] = x
+	}
+	return name, q
+}
+
+func (s *schema) outsideModule(names []string) string {
+	for i := len(names); i > 0; i-- {
+		if m, ok := s.outside[strings.Join(names[:i], "/")]; ok {
+			return m
+		}
+	}
+	return ""
 }
 
 // ModelledLeaves lists the config leaves a simulated profile accepts, as
