@@ -82,3 +82,23 @@ func BenchmarkCompileProfile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewTarget is the cost of one more simulated switch once its
+// profile is compiled (a lab or fleet shares one Schemas).
+func BenchmarkNewTarget(b *testing.B) {
+	for _, p := range []string{"openconfig", "arista", "srlinux", "sonic"} {
+		b.Run(p, func(b *testing.B) {
+			schemas := &Schemas{}
+			opts := Options{Profile: p, Interfaces: DefaultInterfaces(p, 32), Schemas: schemas}
+			if _, err := New(opts); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := New(opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
