@@ -288,3 +288,48 @@ func BenchmarkPlanPush(b *testing.B) {
 		}
 	}
 }
+
+// FuzzPlanPush: any script (lines separated by newlines) onto a 5000's
+// start state either is refused by the grammar or gets a push that is the
+// script with headers written again and boundaries in order, inside it.
+func FuzzPlanPush(f *testing.F) {
+	f.Add("class-map type qos match-all X\nmatch cos 4\npolicy-map type qos P\nclass X\nset qos-group 2\nclass class-fcoe\nset qos-group 1")
+	f.Add("interface Ethernet1/1\npriority-flow-control mode on\ninterface Ethernet1/2\nmtu 9216")
+	f.Add("system qos\nservice-policy type qos input P\nexit\nexit")
+	f.Fuzz(func(t *testing.T, text string) {
+		p := testPlatform(t, "nexus5000")
+		cur := loadStart(t, "nexus5000", "fcoe-defaults")
+		lines := strings.Split(text, "\n")
+		if len(lines) > 60 {
+			return
+		}
+		push, err := PlanPush(cur, p, nil, lines)
+		if err != nil {
+			return
+		}
+		if !slices.Equal(planLines(push), lines) || len(push.From) != len(push.Lines) {
+			t.Fatalf("push %q is not the script %q", push.Lines, lines)
+		}
+		prev := 0
+		for _, c := range push.Cuts {
+			if c.Line <= prev || c.Line >= len(push.Lines) || c.Origin >= c.Line {
+				t.Fatalf("boundary %+v after %d in %d lines", c, prev, len(push.Lines))
+			}
+			prev = c.Line
+		}
+	})
+}
+
+// TestPipelinedPushRows: the capability rows the provider reads before it
+// pipelines a push (docs/nxos.md#pipelined).
+func TestPipelinedPushRows(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		want bool
+	}{{"nexus5000", true}, {"nexus7000", true}, {"nexus9000", false}} {
+		ok, why := Platform{Kind: tc.kind}.PipelinedPush("7.1(4)N1(1)")
+		if ok != tc.want || why == "" {
+			t.Errorf("%s: %v (%q), want %v with a reason", tc.kind, ok, why, tc.want)
+		}
+	}
+}
