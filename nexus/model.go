@@ -323,11 +323,14 @@ func parseServicePolicy(l string) (ServicePolicy, bool) {
 func fieldsUpTo(s string, dst []string) []string {
 	n, start := 0, -1
 	for i := 0; i < len(s) && n < len(dst); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
+		c, size := s[i], 1
+		sp := c == ' ' || c-'\t' <= '\r'-'\t' // ASCII: \t \n \v \f \r and space
+		if c >= utf8.RuneSelf {
+			var r rune
 			r, size = utf8.DecodeRuneInString(s[i:])
+			sp = unicode.IsSpace(r)
 		}
-		switch sp := isSpace(r); {
+		switch {
 		case sp && start >= 0:
 			dst[n], start = s[start:i], -1
 			n++

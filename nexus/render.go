@@ -49,11 +49,18 @@ func (in Intent) allTraffic() bool {
 
 // Render returns the desired config: current with our objects replaced by
 // what the intent needs; foreign objects untouched. It never edits current.
+// The desired config shares with current the objects it leaves as they are
+// (foreign objects, unmanaged interfaces, unmodelled lines): copying every
+// switch's whole running config was most of Render's memory (issue 19).
+// Treat both as read-only, or Clone the one you edit (ApplyCommands does
+// edit).
 func Render(in Intent, current *Config) (*Config, error) {
 	if err := validateIntent(in); err != nil {
 		return nil, err
 	}
-	r := &renderer{in: in, p: in.Platform, prefix: in.prefix(), cur: current, out: current.Clone(), keep: make(map[objID]bool, 16)}
+	out := &Config{Header: slices.Clone(current.Header), Objects: make([]*Object, len(current.Objects), len(current.Objects)+16)}
+	copy(out.Objects, current.Objects)
+	r := &renderer{in: in, p: in.Platform, prefix: in.prefix(), cur: current, out: out, keep: make(map[objID]bool, 16)}
 	var err error
 	if in.Platform.Is7000() {
 		err = r.render7000()
@@ -207,6 +214,9 @@ type renderer struct {
 	cur    *Config
 	out    *Config
 	keep   map[objID]bool // keys of our objects the intent wants
+	// owned are the objects of out that are out's own (new, or copied by
+	// own); every other object of out is shared with cur and never edited.
+	owned map[*Object]bool
 	// builtins are the Nexus 5000 system-defined policies, parsed at
 	// most once per Render (carried looks up to three of them).
 	builtins *Config
@@ -232,6 +242,25 @@ func (r *renderer) lookupPolicy(typ, name string) *Object {
 }
 
 func (r *renderer) ours(name string) bool { return ownedBy(name, r.prefix) }
+
+// own returns r.out's copy of o to edit: the first time, o (shared with
+// the current config) is replaced in r.out by a deep copy.
+func (r *renderer) own(o *Object) *Object {
+	if r.owned == nil {
+		r.owned = map[*Object]bool{}
+	}
+	if r.owned[o] {
+		return o
+	}
+	c := o.Clone()
+	for i, x := range r.out.Objects {
+		if x == o {
+			r.out.Objects[i] = c
+		}
+	}
+	r.owned[c] = true
+	return c
+}
 
 // put stores one of our objects: it replaces the object with the same key in
 // place (so positions stay stable) or inserts it in its section.
@@ -385,21 +414,28 @@ func (r *renderer) attach(want []ServicePolicy) {
 		}
 		sq = &Object{Kind: KindSystemQoS}
 		r.out.insert(sq)
+	} else {
+		sq = r.own(sq)
 	}
-	var lines []string
-	wantKeys := map[string]bool{}
-	for _, sp := range want {
-		wantKeys[lineKey(sp.Line())] = true
+	lines := make([]string, 0, len(sq.Lines)+len(want))
+	wantLines := make([]string, len(want))
+	wantKeys := make([]string, len(want))
+	for i, sp := range want {
+		wantLines[i] = sp.Line()
+		wantKeys[i] = lineKey(wantLines[i])
 	}
 	for _, l := range sq.Lines {
 		sp, ok := parseServicePolicy(l)
-		if ok && r.ours(sp.Name) && !wantKeys[lineKey(l)] {
+		if ok && r.ours(sp.Name) && !slices.Contains(wantKeys, lineKey(l)) {
 			continue // ours, no longer wanted: detach
 		}
 		lines = append(lines, l)
 	}
-	for _, sp := range want {
-		lines = setLine(lines, lineKey(sp.Line()), sp.Line())
+	for i := range want {
+		lines = setLine(lines, wantKeys[i], wantLines[i])
+	}
+	if len(lines) == 0 {
+		lines = nil // as before: a system qos with nothing attached has no lines
 	}
 	sq.Lines = lines
 }
@@ -419,17 +455,23 @@ func (r *renderer) interfaces() {
 		want = []string{"priority-flow-control mode on"}
 		drop = []string{"flowcontrol receive", "flowcontrol send"}
 	}
+	wantKeys := make([]string, len(want))
+	for i, w := range want {
+		wantKeys[i] = lineKey(w)
+	}
 	for _, ifn := range r.in.Interfaces {
 		o := r.out.Interface(ifn)
 		if o == nil {
 			o = &Object{Kind: KindInterface, Name: ifn}
 			r.out.insert(o)
+		} else {
+			o = r.own(o)
 		}
 		for _, k := range drop {
 			o.Lines, _ = removeKey(o.Lines, k)
 		}
-		for _, w := range want {
-			o.Lines = setLine(o.Lines, lineKey(w), w)
+		for i, w := range want {
+			o.Lines = setLine(o.Lines, wantKeys[i], w)
 		}
 	}
 }

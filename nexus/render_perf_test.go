@@ -197,3 +197,50 @@ func TestCloneIsDeepAndCapped(t *testing.T) {
 		t.Fatal("editing the clone changed the source")
 	}
 }
+
+// TestRenderSharesOnlyWhatItKeeps: Render shares the objects it leaves
+// unchanged with the current config (no copy of the whole running config
+// per switch), never edits current, and every object it changes is its
+// own copy, so editing the desired config's changed objects cannot reach
+// the current one.
+func TestRenderSharesOnlyWhatItKeeps(t *testing.T) {
+	for _, kind := range []string{"nexus5000", "nexus7000"} {
+		for _, start := range []string{"empty", "foreign", "ours-earlier", "fcoe-defaults"} {
+			for _, mode := range []string{"udp_port", "cos", "dscp", "ethertype", "all"} {
+				cur := loadStart(t, kind, start)
+				in := intentFor(t, kind, mode, start)
+				before := cur.Clone()
+				des, err := Render(in, cur)
+				if err != nil {
+					continue // a mode the platform cannot express
+				}
+				if cur.String() != before.String() {
+					t.Fatalf("%s/%s/%s: Render edited the current config", kind, start, mode)
+				}
+				shared := map[*Object]bool{}
+				for _, o := range cur.Objects {
+					shared[o] = true
+				}
+				for _, o := range des.Objects {
+					prev := before.Find(o.Key())
+					if shared[o] && (prev == nil || prev.String() != o.String()) {
+						t.Fatalf("%s/%s/%s: %s is changed but shared with the current config", kind, start, mode, o.Key())
+					}
+					if !shared[o] {
+						for i := range o.Lines {
+							o.Lines[i] = "edited"
+						}
+						for _, c := range o.Classes {
+							for i := range c.Actions {
+								c.Actions[i] = "edited"
+							}
+						}
+					}
+				}
+				if cur.String() != before.String() {
+					t.Fatalf("%s/%s/%s: editing the desired config's own objects changed the current config", kind, start, mode)
+				}
+			}
+		}
+	}
+}
