@@ -251,6 +251,37 @@ func TestUpgradeNexus5000Unsaved(t *testing.T) {
 	}
 }
 
+// TestUpgradeNexus7000UnsavedQueueShare: a 7000 upgraded without saving
+// boots a configuration without roce's output queuing policy, so the
+// class's queue share that the baseline recorded (50 %) is the default
+// egress policy's again, which roce does not know: verify names it beside
+// the lost no-drop class and the version.
+func TestUpgradeNexus7000UnsavedQueueShare(t *testing.T) {
+	l, baseline := upgradeLab(t)
+	b, err := os.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "the baseline", string(b), `"queue_share.rocev2": "50%"`)
+	if r := roceLab(t, "upgrade", "-lab", l.Dir, "-unsaved", "switch.n7k-1", "5.1(5)"); r.code != 0 {
+		t.Fatalf("roce-lab upgrade -unsaved\n%s", r)
+	}
+	v := roce(t, l, "", "roce-verify", "-baseline", baseline, l.Dir)
+	if v.code != 3 {
+		t.Fatalf("verify: want exit 3\n%s", v)
+	}
+	mustContain(t, "verify", v.stdout,
+		"cause: no-pause on switch.n7k-1",
+		"cause: queue-share on switch.n7k-1: queue share of class rocev2 on switch.n7k-1 was 50 % at the baseline and is not known now: no system output queuing policy",
+		"cause: version-changed on switch.n7k-1: os changed from 5.1(3) to 5.1(5)")
+	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
+		t.Fatalf("apply after the upgrade\n%s", r)
+	}
+	if v := roce(t, l, "", "roce-verify", l.Dir); v.code != 0 {
+		t.Fatalf("verify after the repair: want a pass\n%s", v)
+	}
+}
+
 // TestUpgradeRefusals: roce-lab upgrade names what it cannot do.
 func TestUpgradeRefusals(t *testing.T) {
 	l, _ := upgradeLab(t)

@@ -122,12 +122,18 @@ func Diagnose(r *Report, b *Baseline) {
 		if b != nil {
 			for _, d := range path {
 				key := QueueShareKey(p.Class)
-				if was, now := b.Versions[d][key], r.Versions[d][key]; was != "" && now != "" && was != now {
+				was, now := b.Versions[d][key], r.Versions[d][key]
+				switch {
+				case was != "" && now != "" && was != now:
 					verb := "changed"
 					if pctOf(now) < pctOf(was) {
 						verb = "fell"
 					}
 					add(Cause{Kind: CauseQueueShare, Device: d, Detail: fmt.Sprintf("queue share of class %s on %s %s from %s to %s since the baseline", p.Class, d, verb, spacePct(was), spacePct(now))})
+				case was != "" && now == "":
+					if h := emulatedHop(p, d); h != nil && h.SharePercent == 0 {
+						add(Cause{Kind: CauseQueueShare, Device: d, Detail: fmt.Sprintf("queue share of class %s on %s was %s at the baseline and is not known now: %s", p.Class, d, spacePct(was), strings.TrimPrefix(h.Share, "unknown: "))})
+					}
 				}
 				if diffs := versionDiffs(withoutShares(b.Versions[d]), withoutShares(r.Versions[d])); len(diffs) > 0 {
 					add(Cause{Kind: CauseVersion, Device: d, Detail: strings.Join(diffs, "; ")})
@@ -153,6 +159,19 @@ func causeRank(k string) int {
 		return 4
 	}
 	return 5
+}
+
+// emulatedHop is device's hop on an emulated probe's path, or nil.
+func emulatedHop(p *Probe, device string) *EmulatedHop {
+	if p.Emulated == nil {
+		return nil
+	}
+	for i := range p.Emulated.Hops {
+		if p.Emulated.Hops[i].Device == device {
+			return &p.Emulated.Hops[i]
+		}
+	}
+	return nil
 }
 
 // leastShare is the smallest known queue share among the hops.

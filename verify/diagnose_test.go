@@ -146,3 +146,32 @@ func TestDiagnoseQueueShare(t *testing.T) {
 		t.Errorf("causes without contention:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestDiagnoseQueueShareGone: a share recorded in the baseline that the
+// switch no longer pins (its output queuing policy is gone) is named with
+// why it is unknown now.
+func TestDiagnoseQueueShareGone(t *testing.T) {
+	key := QueueShareKey("roce")
+	base := &Baseline{Versions: map[string]map[string]string{"switch.n7k": {"os": "5.1(3)", key: "50%"}}}
+	now := map[string]map[string]string{"switch.n7k": {"os": "5.1(3)"}}
+	p := Probe{Class: "roce", Server: "host.a", Client: "host.b", ServerSwitch: "n7k",
+		Status: StatusFail, Failure: &Reason{Class: perftest.ClassThreshold},
+		Emulated: &EmulatedRun{Hops: []EmulatedHop{
+			{Device: "host.b", Pauses: true, MapsPriority: true},
+			{Device: "switch.n7k", Pauses: true, MapsPriority: true, Share: "unknown: no system output queuing policy: the switch uses the default egress policy of its network-qos template, whose bandwidth split roce does not know"},
+			{Device: "host.a", Pauses: true, MapsPriority: true},
+		}}}
+	r := &Report{Probes: []Probe{p}, Versions: now}
+	Diagnose(r, base)
+	want := []Cause{{Kind: CauseQueueShare, Device: "switch.n7k", Detail: "queue share of class roce on switch.n7k was 50 % at the baseline and is not known now: no system output queuing policy: the switch uses the default egress policy of its network-qos template, whose bandwidth split roce does not know"}}
+	if got := r.Probes[0].Causes; !reflect.DeepEqual(got, want) {
+		t.Errorf("causes:\n got %+v\nwant %+v", got, want)
+	}
+	// A real (not emulated) probe has no hop to say why: no cause.
+	p.Emulated = nil
+	r = &Report{Probes: []Probe{p}, Versions: now}
+	Diagnose(r, base)
+	if len(r.Probes[0].Causes) != 0 {
+		t.Errorf("causes without an emulated hop: %+v", r.Probes[0].Causes)
+	}
+}
