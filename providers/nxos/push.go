@@ -64,12 +64,40 @@ func (t *Target) planPush(pre *state, lines []string) pushPlan {
 	return pushPlan{pipelined: true, push: push}
 }
 
+// maxPaste bounds the bytes of configuration lines written in one go. A
+// group longer than that is written in several, each one's answers read
+// before the next (more boundaries never make a push less safe). The
+// simulator reads its input 4 KiB at a time; what a real switch's
+// terminal takes in one go is not documented (UNCONFIRMED), though
+// netmiko's send_config_set writes whole configurations without waiting
+// for answers (docs/nxos.md#pipelined).
+const maxPaste = 3072
+
 // groups is how many exchanges the push takes.
 func (p pushPlan) groups(lines int) int {
 	if !p.pipelined {
 		return lines
 	}
-	return len(p.push.Groups())
+	return len(p.groupRanges())
+}
+
+// groupRanges is the push's groups as [from, to) ranges of its lines,
+// each at most maxPaste bytes (or one line).
+func (p pushPlan) groupRanges() [][2]int {
+	var out [][2]int
+	for _, g := range p.push.Groups() {
+		from, size := g[0], 0
+		for i := g[0]; i < g[1]; i++ {
+			n := len(p.push.Lines[i]) + 1
+			if i > from && size+n > maxPaste {
+				out = append(out, [2]int{from, i})
+				from, size = i, 0
+			}
+			size += n
+		}
+		out = append(out, [2]int{from, g[1]})
+	}
+	return out
 }
 
 // readBeforeApply is readLive and, in the same round trip, `show
@@ -132,7 +160,7 @@ func (t *Target) checkpointTurn(c *conn, name string, pre *state) (names []strin
 // refused line, naming the first refused line as "line N of M".
 func (t *Target) pushGroups(c *conn, p pushPlan, lines []string, pre *state) (*state, error) {
 	push := p.push
-	groups := push.Groups()
+	groups := p.groupRanges()
 	reads := t.readCommands(false)
 	for gi, g := range groups {
 		cmds := push.Lines[g[0]:g[1]]

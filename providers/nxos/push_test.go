@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefabric/roce/nexus"
 	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/plan"
 )
@@ -203,5 +204,22 @@ func TestEditAfterTheReadBacksOff(t *testing.T) {
 	}
 	if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
 		t.Errorf("checkpoints left: %v\n%s", cps, transcriptText(res.Transcript))
+	}
+}
+
+// TestLongGroupsAreSplit: a group longer than maxPaste bytes is written in
+// pieces of at most maxPaste bytes (a single longer line alone), in order,
+// covering every line once.
+func TestLongGroupsAreSplit(t *testing.T) {
+	long := strings.Repeat("x", maxPaste)
+	lines := []string{"interface Ethernet1/1", long, "description a", strings.Repeat("d", maxPaste/2), strings.Repeat("e", maxPaste/2), "end"}
+	p := pushPlan{pipelined: true, push: &nexus.Push{Lines: lines, From: []int{0, 1, 2, 3, 4, 5}}}
+	got := p.groupRanges()
+	want := [][2]int{{0, 1}, {1, 2}, {2, 4}, {4, 6}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+	if p.groups(len(lines)) != len(want) {
+		t.Errorf("groups() %d, want %d", p.groups(len(lines)), len(want))
 	}
 }
