@@ -315,3 +315,30 @@ func TestGetRepliesAreValidInstanceData(t *testing.T) {
 		})
 	}
 }
+
+// Deleting a list entry's key leaf and nothing else leaves an entry
+// without its key, which the model does not allow
+// (openconfig-interfaces.yang list interface { key "name"; }; RFC 7950
+// §7.8.2): refused, the target unchanged. Deleting the entry is fine.
+func TestDeleteKeyLeafRefused(t *testing.T) {
+	sim, c, ctx := startPlain(t, Options{Profile: "openconfig"})
+	before := sim.ConfigJSON()
+	del := func(path string) error {
+		p, err := gpath.Parse(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Set(ctx, &gpb.SetRequest{Delete: []*gpb.Path{p.Proto("openconfig")}})
+		return err
+	}
+	err := del("/interfaces/interface[name=Ethernet1]/name")
+	if status.Code(err) != codes.Aborted || !strings.Contains(err.Error(), "list entry without its key leaf name") {
+		t.Fatalf("err = %v, want Aborted naming the missing key leaf", err)
+	}
+	if sim.ConfigJSON() != before {
+		t.Error("a refused Set changed the target")
+	}
+	if err := del("/interfaces/interface[name=Ethernet1]"); err != nil {
+		t.Fatalf("deleting the whole entry: %v", err)
+	}
+}

@@ -191,6 +191,11 @@ func hasWhen(e *yang.Entry) bool {
 // mandatory checks the mandatory leaves below the existing node p (data
 // node e), descending into non-presence containers.
 func (c *compiled) mandatory(e *yang.Entry, p gpath.Path, exists map[string]bool, state bool) error {
+	for _, k := range listKeys(e) {
+		if !exists[p.Append(gpath.Elem{Name: k}).Key()] {
+			return commitErr("%s: list entry without its key leaf %s (RFC 7950 §7.8.2)", p, k)
+		}
+	}
 	names := make([]string, 0, len(e.Dir))
 	for n := range e.Dir {
 		names = append(names, n)
