@@ -301,6 +301,10 @@ var docsRunInFull = map[string]string{
 	"examples/fleet-runners/README.md": "TestFleetRunnersCommandsRun",
 }
 
+// docsEveryBlock are the documents of docsRunInFull whose test also
+// takes the commands of their unmarked fenced blocks, not only ```sh.
+var docsEveryBlock = map[string]bool{"docs/performance.md": true}
+
 // Every command the documentation shows is run by a test — against the
 // lab, its output checked for what the document claims — or named in
 // notRunHere with the reason it is not. A new command in a document fails
@@ -311,6 +315,11 @@ func TestEveryDocumentedCommandIsRunOrExcused(t *testing.T) {
 	run := map[string]bool{}
 	for doc := range docsRunInFull {
 		for _, c := range shCommands(t, repo, doc) {
+			run[fmt.Sprintf("%s:%d", c.doc, c.line)] = true
+		}
+	}
+	for _, c := range documentedCommands(t, repo) {
+		if docsEveryBlock[c.doc] {
 			run[fmt.Sprintf("%s:%d", c.doc, c.line)] = true
 		}
 	}
@@ -686,6 +695,15 @@ func TestPerformanceCommandsParse(t *testing.T) {
 	benchArgs := regexp.MustCompile(`BENCH_ARGS="([^"]*)"`)
 	ran := 0
 	_, cmds := docCommandsOf(t, "docs/performance.md")
+	seen := map[int]bool{}
+	for _, c := range cmds {
+		seen[c.line] = true
+	}
+	for _, c := range documentedCommands(t, repo) { // the unmarked blocks too (docsEveryBlock)
+		if c.doc == "docs/performance.md" && !seen[c.line] && notRunHere(c.doc, commandOnly(c.text)) == "" {
+			cmds = append(cmds, c)
+		}
+	}
 	for _, c := range cmds {
 		text := commandOnly(c.text)
 		var flags []string

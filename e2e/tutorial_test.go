@@ -38,6 +38,11 @@ var notRunDoc = map[string]map[string]string{
 	},
 	"docs/performance.md": {
 		"make bench": "the Go benchmarks of every package take many minutes; TestPerformanceCommandsParse runs its scale half (roce-scale) at a small size",
+		// A record of a side-by-side measurement: "before" is a roce-scale
+		// built from an older commit. Its flags are those of the "after"
+		// lines, which TestPerformanceCommandsParse runs.
+		"roce-scale (built at 9b43c59) -switches 100 -hosts 0":               "a binary built from an older commit, for comparison",
+		"roce-scale (built at 9b43c59) -switches 100 -hosts 0 -latency 20ms": "a binary built from an older commit, for comparison",
 	},
 	"docs/policy-language.md": {
 		"roce-plan validate ./policy":                            "./policy is the reader's own; validate runs on every example (TestExamplesReadmeNamesEveryWarning) and in the tutorial",
