@@ -36,15 +36,17 @@ type ModelSet struct {
 	Features []string
 }
 
-// SRLinuxFeatures are the srl_nokia-features a 7220 IXR (Broadcom XGS)
+// srlFeatures are the srl_nokia-features a 7220 IXR (Broadcom XGS)
 // image on SR Linux 25.3 enables among those the srlinux profile's nodes
 // depend on (docs/gnmi-profiles.md). Everything else is off: future-0-0,
 // which guards received-traffic/.../enable-pfc, is in no released image.
-var srlFeatures = []string{
-	"qos", "qos-pfc", "qos-pfc-xgs", "qos-dscp-classifier-policy", "qos-ipv4-dscp-classifier-policy",
-	"qos-ipv6-dscp-classifier-policy", "qos-dot1p-classifier-policy", "qos-unicast-queue", "qos-multicast-queue",
-	"qos-drop-probability", "bridged", "lag",
-	"port-speed-10G", "port-speed-25G", "port-speed-40G", "port-speed-50G", "port-speed-100G", "port-speed-400G",
+func srlFeatures() []string {
+	return []string{
+		"qos", "qos-pfc", "qos-pfc-xgs", "qos-dscp-classifier-policy", "qos-ipv4-dscp-classifier-policy",
+		"qos-ipv6-dscp-classifier-policy", "qos-dot1p-classifier-policy", "qos-unicast-queue", "qos-multicast-queue",
+		"qos-drop-probability", "bridged", "lag",
+		"port-speed-10G", "port-speed-25G", "port-speed-40G", "port-speed-50G", "port-speed-100G", "port-speed-400G",
+	}
 }
 
 // Models returns the model set of a profile.
@@ -73,8 +75,9 @@ func Models(profile string) (ModelSet, error) {
 			},
 		}, nil
 	case "srlinux":
-		fs := make([]string, len(srlFeatures))
-		for i, f := range srlFeatures {
+		feats := srlFeatures()
+		fs := make([]string, len(feats))
+		for i, f := range feats {
 			fs[i] = "srl_nokia-features:" + f
 		}
 		return ModelSet{

@@ -26,10 +26,28 @@ const (
 	formLexical                  // a string holding the YANG lexical form (CONFIG_DB)
 )
 
-// builtinRange is the value space of each integer type (RFC 7950 §9.2).
-var builtinRange = map[yang.TypeKind]yang.YangRange{
-	yang.Yint8: yang.Int8Range, yang.Yint16: yang.Int16Range, yang.Yint32: yang.Int32Range, yang.Yint64: yang.Int64Range,
-	yang.Yuint8: yang.Uint8Range, yang.Yuint16: yang.Uint16Range, yang.Yuint32: yang.Uint32Range, yang.Yuint64: yang.Uint64Range,
+// builtinRange is the value space of an integer type (RFC 7950 §9.2), nil
+// for other types.
+func builtinRange(k yang.TypeKind) yang.YangRange {
+	switch k {
+	case yang.Yint8:
+		return yang.Int8Range
+	case yang.Yint16:
+		return yang.Int16Range
+	case yang.Yint32:
+		return yang.Int32Range
+	case yang.Yint64:
+		return yang.Int64Range
+	case yang.Yuint8:
+		return yang.Uint8Range
+	case yang.Yuint16:
+		return yang.Uint16Range
+	case yang.Yuint32:
+		return yang.Uint32Range
+	case yang.Yuint64:
+		return yang.Uint64Range
+	}
+	return nil
 }
 
 func isUnsigned(k yang.TypeKind) bool {
@@ -138,7 +156,7 @@ func (c *compiled) checkLexical(leaf *yang.Entry, t *yang.YangType, s string) er
 			return c.checkLexical(target, target.Type, s)
 		}
 		return nil
-	case builtinRange[k] != nil:
+	case builtinRange(k) != nil:
 		return checkInt(t, s)
 	case k == yang.Ydecimal64:
 		return checkDecimal(t, s)
@@ -192,7 +210,7 @@ func checkInt(t *yang.YangType, s string) error {
 		}
 		return fmt.Errorf("%q is not an integer", s)
 	}
-	for _, r := range []yang.YangRange{builtinRange[t.Kind], t.Range} {
+	for _, r := range []yang.YangRange{builtinRange(t.Kind), t.Range} {
 		if len(r) > 0 && !inRange(r, n) {
 			return fmt.Errorf("%s outside range %s", s, r)
 		}
