@@ -526,7 +526,7 @@ func ModelledLeaves(profile string) ([]string, error) {
 	return out, nil
 }
 
-// errorf formats a schema failure found when the whole candidate is
+// commitErr formats a schema failure found when the whole candidate is
 // checked (a commit a target refuses).
 func commitErr(format string, a ...any) error {
 	return status.Errorf(codes.Aborted, format, a...)
