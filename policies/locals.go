@@ -19,59 +19,55 @@ type localDef struct {
 	nameRange hcl.Range
 }
 
-// localDefs collects the attributes of every locals block, sorted by name
-// (blocks in order for equal names), reporting blocks inside a locals
-// block and names defined twice.
-func (l *loader) localDefs(blocks hcl.Blocks) []localDef {
-	var defs []localDef
-	for _, b := range blocks {
+// localDefs collects the attributes of every locals block in the order
+// they are written (blocks in file order, attributes by position), with an
+// index by name, reporting blocks inside a locals block and names defined
+// twice (the first definition is kept).
+func (l *loader) localDefs(blocks hcl.Blocks) ([]localDef, map[string]int32) {
+	type key struct{ block, byte, at int32 } // files are at most 64 MiB
+	var all []localDef
+	var keys []key
+	add := func(block int, name string, expr hcl.Expression, rng hcl.Range) {
+		keys = append(keys, key{int32(block), int32(rng.Start.Byte), int32(len(all))})
+		all = append(all, localDef{name: name, expr: expr, nameRange: rng})
+	}
+	for bi, b := range blocks {
 		// The parser's own attribute map, when the body has no blocks:
 		// JustAttributes would copy every attribute into a second map.
 		if sb, ok := b.Body.(*hclsyntax.Body); ok && len(sb.Blocks) == 0 {
-			defs = slices.Grow(defs, len(sb.Attributes))
+			all, keys = slices.Grow(all, len(sb.Attributes)), slices.Grow(keys, len(sb.Attributes))
 			for n, a := range sb.Attributes {
-				defs = append(defs, localDef{name: n, expr: a.Expr, nameRange: a.NameRange})
+				add(bi, n, a.Expr, a.NameRange)
 			}
 			continue
 		}
 		attrs, diags := b.Body.JustAttributes()
 		l.diags = append(l.diags, diags...)
 		for n, a := range attrs {
-			defs = append(defs, localDef{name: n, expr: a.Expr, nameRange: a.NameRange})
+			add(bi, n, a.Expr, a.NameRange)
 		}
 	}
-	if len(defs) > maxLocals {
-		l.diags = append(l.diags, errorDiag(defs[maxLocals].nameRange, "Too many local values",
-			fmt.Sprintf("The policy defines %d local values, more than the limit of %d.", len(defs), maxLocals)))
-		return nil
+	// A block's attributes come from a map: sort small keys back into
+	// source order rather than the definitions, which are six times larger.
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.block, b.block), cmp.Compare(a.byte, b.byte)) })
+	if len(all) > maxLocals {
+		l.diags = append(l.diags, errorDiag(all[keys[maxLocals].at].nameRange, "Too many local values",
+			fmt.Sprintf("The policy defines %d local values, more than the limit of %d; this is the first one over.", len(all), maxLocals)))
+		return nil, nil
 	}
-	// Sorted by name, then by position in the blocks (so the first
-	// definition of a name comes first); the keys are sorted rather than
-	// the definitions, which are four times larger.
-	keys := make([]struct {
-		name string
-		at   int32
-	}, len(defs))
-	for i, d := range defs {
-		keys[i].name, keys[i].at = d.name, int32(i)
-	}
-	slices.SortFunc(keys, func(a, b struct {
-		name string
-		at   int32
-	}) int {
-		return cmp.Or(strings.Compare(a.name, b.name), cmp.Compare(a.at, b.at))
-	})
-	kept := make([]localDef, 0, len(defs))
+	defs := make([]localDef, 0, len(all))
+	index := make(map[string]int32, len(all))
 	for _, k := range keys {
-		d := defs[k.at]
-		if n := len(kept); n > 0 && kept[n-1].name == d.name {
+		d := all[k.at]
+		if prev, dup := index[d.name]; dup {
 			l.diags = append(l.diags, errorDiag(d.nameRange, "Duplicate local value",
-				fmt.Sprintf("local.%s is already defined at %s; remove one.", d.name, kept[n-1].nameRange)))
+				fmt.Sprintf("local.%s is already defined at %s; remove one.", d.name, defs[prev].nameRange)))
 			continue
 		}
-		kept = append(kept, d)
+		index[d.name] = int32(len(defs))
+		defs = append(defs, d)
 	}
-	return kept
+	return defs, index
 }
 
 // localRefs returns the local values the blocks other than locals and
@@ -125,12 +121,8 @@ func localRefs(blocks hcl.Blocks) (names map[string]bool, all bool) {
 // linear in the number of locals and references. What is left when
 // nothing more can be evaluated is a cycle.
 func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool, all bool) cty.Value {
-	defs := l.localDefs(blocks)
+	defs, index := l.localDefs(blocks)
 	n := len(defs)
-	index := make(map[string]int32, n)
-	for i, d := range defs {
-		index[d.name] = int32(i)
-	}
 
 	// The references as edges (from the local that refers, to the local
 	// it refers to), then both directions in compressed form: deps[i] are
