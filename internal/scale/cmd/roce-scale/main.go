@@ -5,13 +5,14 @@
 // ideal for each phase. See docs/performance.md.
 //
 //	roce-scale [-switches 1000] [-hosts 10000] [-parallelism 64] [-latency 2ms]
-//	           [-canary 0] [-calibrate 0] [-cpuprofile FILE]
+//	           [-canary 0] [-calibrate 0] [-cpuprofile FILE] [-memprofile FILE]
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -36,6 +37,7 @@ func run() int {
 	canary := fs.Int("canary", 0, "canary targets applied one by one before the single batch (the ideal does not count them)")
 	cal := fs.Duration("calibrate", 0, "also estimate round trips per target by differential timing at this latency and base the ideal on that instead of the simulators' counts (0 = skip)")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of the measured phases to this file")
+	memprof := fs.String("memprofile", "", "write the heap profile taken when the Go heap was largest (the peak, not the end) to this file")
 	dir := fs.String("dir", "", "work directory, kept afterwards (default: a temporary directory under -tmp, removed afterwards)")
 	tmp := fs.String("tmp", defaultTmp(), "where the temporary work directory goes (the hosts' emulated state lives there)")
 	verbose := fs.Bool("v", false, "log provider warnings and errors to stderr")
@@ -77,6 +79,22 @@ func run() int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *memprof != "" {
+		hp := &scale.PeakHeapProfiler{Every: 250 * time.Millisecond, Grow: 0.02}
+		pctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { hp.Run(pctx); close(done) }()
+		defer func() {
+			cancel()
+			<-done
+			if err := writeFile(*memprof, hp); err != nil {
+				fmt.Fprintln(os.Stderr, "roce-scale:", err)
+				return
+			}
+			peak, at := hp.Peak()
+			fmt.Printf("heap profile at the Go heap's peak (%d MiB, %s): %s\n", peak>>20, at.UTC().Format("15:04:05"), *memprof)
+		}()
+	}
 	cfg := scale.Config{
 		Switches: *switches, Hosts: *hosts, Parallelism: *par, Latency: *lat, Canary: *canary,
 		Dir: *dir, TempRoot: *tmp, Logger: log,
@@ -108,6 +126,21 @@ func run() int {
 		scale.PrintComparison(os.Stdout, before, rep)
 	}
 	return 0
+}
+
+// writeFile writes what w writes to a new file at path.
+func writeFile(path string, w interface {
+	WriteTo(io.Writer) (int64, error)
+}) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := w.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // defaultTmp is /dev/shm when it is a directory (a tmpfs on Linux), so
