@@ -366,3 +366,25 @@ func TestDeleteKeyLeafRefused(t *testing.T) {
 		t.Fatalf("deleting the whole entry: %v", err)
 	}
 }
+
+// A plain JSON Set carries identityrefs without their module (gNMI
+// specification §2.3.1); the target stores the identity and answers a
+// JSON_IETF Get with it qualified (RFC 7951 §6.8).
+func TestJSONIdentityrefStoredQualified(t *testing.T) {
+	_, c, ctx := startPlain(t, Options{Profile: "openconfig"})
+	p, err := gpath.Parse("/interfaces/interface[name=Ethernet1]/config/type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &gpb.Update{Path: p.Proto("openconfig"), Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: []byte(`"softwareLoopback"`)}}}
+	if _, err := c.Set(ctx, &gpb.SetRequest{Update: []*gpb.Update{u}}); err != nil {
+		t.Fatalf("plain JSON identityref refused: %v", err)
+	}
+	resp, err := c.Get(ctx, &gpb.GetRequest{Path: []*gpb.Path{p.Proto("openconfig")}, Encoding: gpb.Encoding_JSON_IETF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()); got != `"iana-if-type:softwareLoopback"` {
+		t.Errorf("JSON_IETF Get = %s, want the identity qualified", got)
+	}
+}

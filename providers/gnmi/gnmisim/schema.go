@@ -532,6 +532,19 @@ func commitErr(format string, a ...any) error {
 	return status.Errorf(codes.Aborted, format, a...)
 }
 
+// fromJSON rewrites leaves that came in plain JSON into the JSON_IETF form
+// the store holds (identityrefs module-qualified).
+func (s *schema) fromJSON(leaves []gpath.Leaf) {
+	if s.sonic {
+		return
+	}
+	for i, l := range leaves {
+		if e := s.c.entryAt(l.Path.Names()); e != nil && (e.IsLeaf() || e.IsLeafList()) {
+			leaves[i].Value = s.c.ietfIdentity(e, l.Value)
+		}
+	}
+}
+
 // keyLeaves are the key leaves of every list entry the leaves live in
 // that the leaves do not carry themselves: a target creates an entry with
 // its keys from the path (RFC 7950 §7.8.2: every entry has its key leaves).

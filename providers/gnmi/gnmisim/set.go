@@ -147,6 +147,9 @@ func (t *Target) write(cand tree, prefix *gpb.Path, u *gpb.Update, replace bool)
 	if err := t.prof.cfg.checkLeaves(leaves); err != nil && !skip {
 		return err
 	}
+	if !ietf {
+		t.prof.cfg.fromJSON(leaves)
+	}
 	leaves = append(leaves, t.prof.cfg.keyLeaves(leaves)...)
 	if replace {
 		cand.remove(p)

@@ -351,6 +351,56 @@ func (c *compiled) checkIdentity(leaf *yang.Entry, t *yang.YangType, s string, f
 	return fmt.Errorf("identityref %q: unknown module %q, the identity %s is defined in %s", s, mod, name, im)
 }
 
+// ietfIdentity turns a plain-JSON identityref value (no module) of leaf
+// e into its JSON_IETF form "module:identity", as a target stores the
+// identity and answers JSON_IETF Gets with it; other values are returned
+// unchanged.
+func (c *compiled) ietfIdentity(e *yang.Entry, v any) any {
+	if arr, ok := v.([]any); ok && e.IsLeafList() {
+		out := make([]any, len(arr))
+		for i, x := range arr {
+			out[i] = c.ietfIdentity(e, x)
+		}
+		return out
+	}
+	s, ok := v.(string)
+	if !ok || strings.Contains(s, ":") {
+		return v
+	}
+	var try func(t *yang.YangType) (string, bool)
+	try = func(t *yang.YangType) (string, bool) {
+		if t == nil {
+			return "", false
+		}
+		switch t.Kind {
+		case yang.Yidentityref:
+			if t.IdentityBase == nil {
+				return "", false
+			}
+			for _, id := range t.IdentityBase.Values {
+				if id.Name == s {
+					return identityModule(id) + ":" + s, true
+				}
+			}
+			return "", false
+		case yang.Yunion:
+			for _, m := range t.Type {
+				if m.Kind != yang.Yidentityref && m.Kind != yang.Yunion && c.checkType(e, m, v, formJSON) == nil {
+					return "", false // an earlier member takes the value as it is
+				}
+				if q, ok := try(m); ok {
+					return q, true
+				}
+			}
+		}
+		return "", false
+	}
+	if q, ok := try(e.Type); ok {
+		return q
+	}
+	return v
+}
+
 func jsonKind(v any) string {
 	switch v.(type) {
 	case string:
