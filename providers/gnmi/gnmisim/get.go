@@ -62,6 +62,9 @@ func (t *Target) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 			}
 			return nil, status.Errorf(codes.NotFound, "path %s: no data", p)
 		}
+		if req.GetEncoding() == gpb.Encoding_JSON {
+			leaves = t.prof.cfg.toJSON(leaves)
+		}
 		v, err := t.build(p, leaves)
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "%s: %v", p, err)

@@ -387,4 +387,11 @@ func TestJSONIdentityrefStoredQualified(t *testing.T) {
 	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()); got != `"iana-if-type:softwareLoopback"` {
 		t.Errorf("JSON_IETF Get = %s, want the identity qualified", got)
 	}
+	resp, err = c.Get(ctx, &gpb.GetRequest{Path: []*gpb.Path{p.Proto("openconfig")}, Encoding: gpb.Encoding_JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonVal()); got != `"softwareLoopback"` {
+		t.Errorf("JSON Get = %s, want the identity without its module", got)
+	}
 }

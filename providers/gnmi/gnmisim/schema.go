@@ -545,6 +545,55 @@ func (s *schema) fromJSON(leaves []gpath.Leaf) {
 	}
 }
 
+// toJSON returns leaves as a plain JSON Get answers them: identityref
+// values without their module (gNMI specification §2.3.1).
+func (s *schema) toJSON(leaves []gpath.Leaf) []gpath.Leaf {
+	if s.sonic {
+		return leaves
+	}
+	out := make([]gpath.Leaf, len(leaves))
+	for i, l := range leaves {
+		out[i] = l
+		e := s.c.entryAt(l.Path.Names())
+		if e == nil || !hasIdentityref(e.Type) {
+			continue
+		}
+		strip := func(v any) any {
+			if str, ok := v.(string); ok && s.c.checkType(e, e.Type, v, formIETF) == nil {
+				if _, name, ok := strings.Cut(str, ":"); ok {
+					return name
+				}
+			}
+			return v
+		}
+		if arr, ok := l.Value.([]any); ok {
+			vals := make([]any, len(arr))
+			for j, x := range arr {
+				vals[j] = strip(x)
+			}
+			out[i].Value = vals
+			continue
+		}
+		out[i].Value = strip(l.Value)
+	}
+	return out
+}
+
+func hasIdentityref(t *yang.YangType) bool {
+	if t == nil {
+		return false
+	}
+	if t.Kind == yang.Yidentityref {
+		return true
+	}
+	for _, m := range t.Type {
+		if hasIdentityref(m) {
+			return true
+		}
+	}
+	return false
+}
+
 // keyLeaves are the key leaves of every list entry the leaves live in
 // that the leaves do not carry themselves: a target creates an entry with
 // its keys from the path (RFC 7950 §7.8.2: every entry has its key leaves).
