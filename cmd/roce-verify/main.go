@@ -194,7 +194,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	if err != nil {
 		return failWith("the policy in "+dir+" did not load", err, true)
 	}
-	env := plan.Env{Fabric: fab, Getenv: os.LookupEnv, Logger: log, Timeout: c.Timeout}
+	// A probe's commands run for up to -timeout, so that stays the
+	// per-command limit here; -connect-timeout bounds each session's set-up.
+	env := c.Env(fab, log, c.Timeout)
 	w := wire(reg, env, fab, opts, f.localProbes)
 	defer func() {
 		if err := w.close(); err != nil {

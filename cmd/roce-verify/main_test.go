@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocefabric/roce/internal/cli"
 	"github.com/rocefabric/roce/internal/testenv"
@@ -342,6 +343,33 @@ func TestProbeCommandThroughAgentsIsATool(t *testing.T) {
 		code := run(context.Background(), []string{"-probe-command", tc.cmd, dir}, &out, &errb, testRegistry("1"))
 		if code != cli.ExitError || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("-probe-command %q: exit %d, want 1 with %q:\n%s", tc.cmd, code, tc.want, errb.String())
+		}
+	}
+}
+
+// -connect-timeout reaches the providers roce-verify builds (a dead switch
+// is reported after it, not after -timeout), as in roce-plan and
+// roce-apply; -timeout stays the per-command limit (a probe runs that long).
+func TestConnectTimeoutReachesProviders(t *testing.T) {
+	var got []plan.Env
+	reg := testRegistry("16.35.2000")
+	inner := reg.Switches[policies.PlatformNexus5000]
+	reg.Switches[policies.PlatformNexus5000] = func(env plan.Env, sw *policies.Switch) (plan.Target, error) {
+		got = append(got, env)
+		return inner(env, sw)
+	}
+	dir := writePolicy(t, "90")
+	var out, errb bytes.Buffer
+	args := []string{"-connect-timeout", "7s", "-timeout", "3m", "-local-probes", "-allow-this-machine", "-probe-command", replay("multisize_gbps.txt"), dir}
+	if code := run(context.Background(), args, &out, &errb, reg); code != verify.ExitPass {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	if len(got) == 0 {
+		t.Fatal("no switch target was built")
+	}
+	for _, env := range got {
+		if env.ConnectTimeout != 7*time.Second || env.Timeout != 3*time.Minute {
+			t.Errorf("provider env: connect timeout %v, command timeout %v; want 7s and 3m", env.ConnectTimeout, env.Timeout)
 		}
 	}
 }

@@ -17,10 +17,17 @@ import (
 func (c *Common) Engine(fab *policies.Fabric, log *slog.Logger) *plan.Engine {
 	return &plan.Engine{
 		Registry:      Registry(),
-		Env:           plan.Env{Fabric: fab, Getenv: os.LookupEnv, Logger: log, Timeout: c.commandTimeout(), ConnectTimeout: c.ConnectTimeout},
+		Env:           c.Env(fab, log, c.commandTimeout()),
 		Parallelism:   c.Parallelism,
 		TargetTimeout: c.Timeout,
 	}
+}
+
+// Env is the providers' environment for these flags: commandTimeout
+// bounds one command or RPC, -connect-timeout one session's connect,
+// handshake and login (every binary that talks to devices honours it).
+func (c *Common) Env(fab *policies.Fabric, log *slog.Logger, commandTimeout time.Duration) plan.Env {
+	return plan.Env{Fabric: fab, Getenv: os.LookupEnv, Logger: log, Timeout: commandTimeout, ConnectTimeout: c.ConnectTimeout}
 }
 
 // commandTimeout is the per-command limit, never above the per-target one.
