@@ -16,7 +16,7 @@ import (
 // so every object exists before it is used and is unused before it is
 // deleted. Objects equal in both configs produce nothing.
 func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error) {
-	d := &differ{cur: current, des: desired, p: p, idx: pairIndex(current, desired)}
+	d := &differ{cur: current, des: desired, p: p, idx: newObjIndex(current, desired)}
 	if err := d.checkRaw(); err != nil {
 		return nil, nil, err
 	}
@@ -38,13 +38,13 @@ func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error)
 		}
 	}
 	for _, o := range current.Objects {
-		if o.Kind == KindInterface && d.idx[o.id()][1] == nil {
+		if o.Kind == KindInterface && d.idx.get(o.id())[1] == nil {
 			return nil, nil, fmt.Errorf("nexus: diff: the desired config drops %s; interfaces cannot be deleted", o.Key())
 		}
 	}
 	for _, k := range []ObjectKind{KindPolicyMap, KindClassMap, KindACL} {
 		for _, o := range current.Objects {
-			if o.Kind == k && d.idx[o.id()][1] == nil {
+			if o.Kind == k && d.idx.get(o.id())[1] == nil {
 				d.delete(o)
 			}
 		}
@@ -65,7 +65,7 @@ func Diff(current, desired *Config, p Platform) ([]plan.Change, []string, error)
 
 type differ struct {
 	cur, des *Config
-	idx      map[objID][2]*Object // by Key: [0] current, [1] desired, so large configs diff in linear time
+	idx      objIndex // by Key: [0] current, [1] desired, so large configs diff in linear time
 	p        Platform
 	changes  []plan.Change
 }
@@ -102,14 +102,14 @@ func disruptionOf(k ObjectKind) plan.Disruption {
 
 func (d *differ) add(c plan.Change) {
 	if d.changes == nil {
-		d.changes = make([]plan.Change, 0, 16) // a Change is large: grow it once, not five times
+		d.changes = make([]plan.Change, 0, 8) // a Change is large: start where a typical switch ends
 	}
 	d.changes = append(d.changes, c)
 }
 
 // upsert emits create or update commands for an ACL, class-map or policy-map.
 func (d *differ) upsert(o *Object) error {
-	cur := d.idx[o.id()][0]
+	cur := d.idx.get(o.id())[0]
 	if cur != nil && sameText(cur, o) {
 		return nil
 	}
@@ -304,7 +304,7 @@ func (d *differ) systemQoS() error {
 
 // iface diffs one interface.
 func (d *differ) iface(o *Object) {
-	cur := d.idx[o.id()][0]
+	cur := d.idx.get(o.id())[0]
 	if cur != nil && sameText(cur, o) {
 		return
 	}

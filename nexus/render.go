@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocefabric/roce/policies"
 )
@@ -217,13 +218,10 @@ type renderer struct {
 	// owned are the objects of out that are out's own (new, or copied by
 	// own); every other object of out is shared with cur and never edited.
 	owned map[*Object]bool
-	// builtins are the Nexus 5000 system-defined policies, parsed at
-	// most once per Render (carried looks up to three of them).
-	builtins *Config
 }
 
-// lookupPolicy is lookupPolicy on the current config, parsing the
-// built-in policies once per Render instead of once per lookup.
+// lookupPolicy is lookupPolicy on the current config, with the built-in
+// policies parsed once instead of once per lookup.
 func (r *renderer) lookupPolicy(typ, name string) *Object {
 	if r.p.Is7000() {
 		return lookupPolicy(r.cur, r.p, typ, name)
@@ -231,15 +229,19 @@ func (r *renderer) lookupPolicy(typ, name string) *Object {
 	if o := r.cur.PolicyMap(typ, name); o != nil {
 		return o
 	}
-	if r.builtins == nil {
-		cfg, err := Parse(n5kBuiltinPolicies)
-		if err != nil {
-			return nil // the constant parses; covered by TestBuiltinPoliciesParse
-		}
-		r.builtins = cfg
-	}
-	return r.builtins.PolicyMap(typ, name)
+	return n5kBuiltins().PolicyMap(typ, name)
 }
+
+// n5kBuiltins is n5kBuiltinPolicies parsed once per process: every Nexus
+// 5000 whose system qos names a built-in policy used to parse it again.
+// Read-only: carried clones the classes it takes, nothing else edits it.
+var n5kBuiltins = sync.OnceValue(func() *Config {
+	cfg, err := Parse(n5kBuiltinPolicies)
+	if err != nil {
+		return &Config{} // the constant parses; covered by TestBuiltinPoliciesParse
+	}
+	return cfg
+})
 
 func (r *renderer) ours(name string) bool { return ownedBy(name, r.prefix) }
 
@@ -295,8 +297,8 @@ func attached(c *Config, typ, dir string) string {
 	if sq == nil {
 		return ""
 	}
-	for _, sp := range sq.ServicePolicies() {
-		if sp.Type == typ && sp.Direction == dir {
+	for _, l := range sq.Lines { // sq.ServicePolicies() without building the list
+		if sp, ok := parseServicePolicy(l); ok && sp.Type == typ && sp.Direction == dir {
 			return sp.Name
 		}
 	}

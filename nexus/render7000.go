@@ -60,7 +60,7 @@ func (r *renderer) render7000() error {
 	}
 	slices.Sort(need)
 	need = slices.Compact(need)
-	tpl, err := ChooseNQTemplate(need)
+	tpl, err := chooseNQTemplate(need)
 	if err != nil {
 		return err
 	}

@@ -99,6 +99,15 @@ func FuzzLineKey(f *testing.F) {
 // for every pair of objects of the two configs.
 func checkObjectHelpers(t *testing.T, a, b *Config) {
 	t.Helper()
+	m, scan := pairIndex(a, b), objIndex{a: a.Objects, b: b.Objects}
+	for _, x := range append(slices.Clone(a.Objects), b.Objects...) {
+		if x.Kind == KindRaw {
+			continue
+		}
+		if got, want := scan.get(x.id()), m[x.id()]; got != want {
+			t.Fatalf("scanning finds %v for %s, the map %v", got, x.Key(), want)
+		}
+	}
 	for _, x := range a.Objects {
 		if !x.keyIs(x.Key()) {
 			t.Fatalf("keyIs(own Key %q) is false", x.Key())

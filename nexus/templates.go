@@ -60,7 +60,11 @@ func NQTemplates() []NQTemplate {
 var nqTemplateTable = NQTemplates()
 
 func nqTemplateByName(name string) (NQTemplate, bool) {
-	for _, t := range nqTemplateTable {
+	return nqTemplateFrom(nqTemplateTable, name)
+}
+
+func nqTemplateFrom(ts []NQTemplate, name string) (NQTemplate, bool) {
+	for _, t := range ts {
 		if t.Name == name {
 			return t, true
 		}
@@ -102,7 +106,18 @@ func (t NQTemplate) policy(name string) *Object {
 // ChooseNQTemplate picks the template with the fewest no-drop CoS that makes
 // every CoS in need no-drop.
 func ChooseNQTemplate(need []int) (NQTemplate, error) {
-	for _, t := range NQTemplates() {
+	t, err := chooseNQTemplate(need)
+	if err != nil {
+		return NQTemplate{}, err
+	}
+	t, _ = nqTemplateFrom(NQTemplates(), t.Name) // a copy the caller may edit
+	return t, nil
+}
+
+// chooseNQTemplate is ChooseNQTemplate on the read-only table: Render
+// calls it per switch and only reads the template.
+func chooseNQTemplate(need []int) (NQTemplate, error) {
+	for _, t := range nqTemplateTable {
 		if covers(t, need) {
 			return t, nil
 		}
