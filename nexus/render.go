@@ -61,7 +61,7 @@ func Render(in Intent, current *Config) (*Config, error) {
 	}
 	out := &Config{Header: slices.Clone(current.Header), Objects: make([]*Object, len(current.Objects), len(current.Objects)+16)}
 	copy(out.Objects, current.Objects)
-	r := &renderer{in: in, p: in.Platform, prefix: in.prefix(), cur: current, out: out, keep: make(map[objID]bool, 16)}
+	r := &renderer{in: in, p: in.Platform, prefix: in.prefix(), cur: current, out: out}
 	var err error
 	if in.Platform.Is7000() {
 		err = r.render7000()
@@ -214,10 +214,10 @@ type renderer struct {
 	prefix string
 	cur    *Config
 	out    *Config
-	keep   map[objID]bool // keys of our objects the intent wants
+	keep   []objID // keys of our objects the intent wants (a dozen: a slice beats a map)
 	// owned are the objects of out that are out's own (new, or copied by
 	// own); every other object of out is shared with cur and never edited.
-	owned map[*Object]bool
+	owned []*Object
 }
 
 // lookupPolicy is lookupPolicy on the current config, with the built-in
@@ -248,10 +248,7 @@ func (r *renderer) ours(name string) bool { return ownedBy(name, r.prefix) }
 // own returns r.out's copy of o to edit: the first time, o (shared with
 // the current config) is replaced in r.out by a deep copy.
 func (r *renderer) own(o *Object) *Object {
-	if r.owned == nil {
-		r.owned = map[*Object]bool{}
-	}
-	if r.owned[o] {
+	if slices.Contains(r.owned, o) {
 		return o
 	}
 	c := o.Clone()
@@ -260,7 +257,7 @@ func (r *renderer) own(o *Object) *Object {
 			r.out.Objects[i] = c
 		}
 	}
-	r.owned[c] = true
+	r.owned = append(r.owned, c)
 	return c
 }
 
@@ -268,7 +265,9 @@ func (r *renderer) own(o *Object) *Object {
 // place (so positions stay stable) or inserts it in its section.
 func (r *renderer) put(o *Object) {
 	id := o.id()
-	r.keep[id] = true
+	if !slices.Contains(r.keep, id) {
+		r.keep = append(r.keep, id)
+	}
 	for i, x := range r.out.Objects {
 		if x.Kind == o.Kind && x.id() == id {
 			r.out.Objects[i] = o
@@ -284,7 +283,7 @@ func (r *renderer) dropStale() {
 	r.out.Objects = slices.DeleteFunc(r.out.Objects, func(o *Object) bool {
 		switch o.Kind {
 		case KindACL, KindClassMap, KindPolicyMap:
-			return r.ours(o.Name) && !r.keep[o.id()]
+			return r.ours(o.Name) && !slices.Contains(r.keep, o.id())
 		}
 		return false
 	})
