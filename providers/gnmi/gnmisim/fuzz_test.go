@@ -118,3 +118,23 @@ func FuzzCheckInstance(f *testing.F) {
 		_ = schemas.CheckInstance(profiles[int(prof)%len(profiles)], m, state)
 	})
 }
+
+// FuzzLeafrefPath: the leafref path parser never panics, and a path it
+// reads evaluates on instance data without panicking.
+func FuzzLeafrefPath(f *testing.F) {
+	for _, s := range []string{
+		"/srl_nokia-if:interface[srl_nokia-if:name=current()/../interface]/srl_nokia-if:subinterface/srl_nokia-if:index",
+		"../config/name", "../../../../queues/queue/name", "/a[b='x'][c=current()/../../d]/e", "[", "/a[b]", "a/[x=y]",
+	} {
+		f.Add(s)
+	}
+	p, _ := gpath.Parse("/interface[name=ethernet-1/1]/subinterface[index=0]/index")
+	idx := newInstIndex([]instLeaf{{path: p, value: "0"}})
+	f.Fuzz(func(t *testing.T, path string) {
+		abs, steps, err := parseLeafref(path)
+		if err != nil {
+			return
+		}
+		_ = idx.refValues(p, abs, steps)
+	})
+}

@@ -106,7 +106,7 @@ func TestSetFollowsTheVendorModels(t *testing.T) {
 			[]*gpb.Update{
 				upd("", "/interface[name=ethernet-1/2]/subinterface[index=5]", `{"index":5,"type":"srl_nokia-interfaces:routed"}`),
 				upd("", "/qos/interfaces/interface[interface-id=ethernet-1/1.5]", `{"interface-id":"ethernet-1/1.5","interface-ref":{"interface":"ethernet-1/1","subinterface":5}}`)},
-			codes.InvalidArgument, `no subinterface ethernet-1/1.5`},
+			codes.Aborted, `leafref 5 does not name an existing /srl_nokia-interfaces/interface/subinterface/index (path /srl_nokia-if:interface[srl_nokia-if:name=current()/../interface]`},
 		{"srlinux received pause frames queue", "srlinux",
 			`srl_nokia-qos.yang pfc-mapping-profile/received-pfc-pause-frames: list queue { key queue-name; leaf pfc-pause-frame-priority; leaf enable-pfc; }`,
 			[]*gpb.Update{upd("", srlPMP, `{"name":"ROCE-PFC","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3","pfc-pause-frame-priority":3,"enable-pfc":true}]}}`)},

@@ -129,6 +129,9 @@ type compiled struct {
 	patterns map[string]*regexp.Regexp
 	// refs are the leafref targets, by leaf (nil: outside the models).
 	refs map[*yang.Entry]*yang.Entry
+	// refPaths are the parsed leafref paths, by leaf (absent: a path
+	// this parser does not read; then any instance of the target counts).
+	refPaths map[*yang.Entry]parsedRef
 	// unchecked lists what the models say that is not checked here.
 	unchecked []string
 }
@@ -199,7 +202,7 @@ func compileProfile(profile string) (*compiled, error) {
 		return nil, fmt.Errorf("gnmisim: profile %s: compiling the models: %s", profile, strings.Join(errs, "; "))
 	}
 	c := &compiled{roots: map[string]*yang.Entry{}, modOf: map[*yang.Entry]string{},
-		patterns: map[string]*regexp.Regexp{}, refs: map[*yang.Entry]*yang.Entry{}}
+		patterns: map[string]*regexp.Regexp{}, refs: map[*yang.Entry]*yang.Entry{}, refPaths: map[*yang.Entry]parsedRef{}}
 	var feats map[string]bool
 	if set.Features != nil {
 		feats = map[string]bool{}
@@ -306,6 +309,11 @@ func (c *compiled) index() {
 		if t.Kind == yang.Yleafref {
 			if _, done := c.refs[leaf]; !done {
 				c.refs[leaf] = c.resolveLeafref(leaf, t.Path)
+				if abs, steps, err := parseLeafref(t.Path); err == nil {
+					c.refPaths[leaf] = parsedRef{abs: abs, steps: steps}
+				} else {
+					c.unchecked = append(c.unchecked, fmt.Sprintf("leafref of %s: %v", leaf.Path(), err))
+				}
 			}
 		}
 		for _, m := range t.Type {

@@ -177,33 +177,6 @@ func srlMusts() []mustRule {
 			},
 		},
 		{
-			cite: `srl_nokia-qos.yang interface-ref: leaf subinterface { type leafref { path "/srl_nokia-if:interface[srl_nokia-if:name=current()/../interface]/srl_nokia-if:subinterface/srl_nokia-if:index" }; must '../interface' }`,
-			check: func(t tree) error {
-				qi := entries(t, "qos", "interfaces", "interface")
-				for _, e := range sortedEntries(qi) {
-					leaves := qi[e]
-					sl, ok := leaves["/interface-ref/subinterface"]
-					if !ok {
-						continue
-					}
-					il, ok := leaves["/interface-ref/interface"]
-					if !ok {
-						return fmt.Errorf("%s: interface must be configured when subinterface is set", e)
-					}
-					port, _ := gpath.ScalarString(il.Value)
-					idx, _ := gpath.ScalarString(sl.Value)
-					p, err := gpath.Parse("/interface[name=" + gpath.EscapeKey(port) + "]/subinterface[index=" + gpath.EscapeKey(idx) + "]/index")
-					if err != nil {
-						return fmt.Errorf("%s: %v", e, err)
-					}
-					if _, ok := t[p.Key()]; !ok {
-						return fmt.Errorf("%s: interface-ref/subinterface %s: no subinterface %s.%s exists", e, idx, port, idx)
-					}
-				}
-				return nil
-			},
-		},
-		{
 			cite: `srl_nokia-qos.yang pfc-mapping-profile: list pfc-queue { unique "pfc-pause-frame-priority" }, received-pfc-pause-frames list queue { unique "pfc-pause-frame-priority" }`,
 			check: func(t tree) error {
 				for _, pat := range [][]string{

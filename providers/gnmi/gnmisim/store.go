@@ -137,11 +137,18 @@ func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 		}
 		exists[l.path.Key()] = true
 	}
+	idx := newInstIndex(inst)
 	for i, l := range inst {
 		e := entries[i]
 		target := c.refs[e]
 		if target == nil || !requiresInstance(e.Type) {
 			continue
+		}
+		// The instances the path reaches from this leaf (its predicates
+		// applied); any instance of the target if the path is not read.
+		reach := values[target]
+		if abs, steps, ok := c.leafrefPath(e); ok {
+			reach = idx.refValues(l.path, abs, steps)
 		}
 		vals := []any{l.value}
 		if arr, ok := l.value.([]any); ok && e.IsLeafList() {
@@ -149,10 +156,10 @@ func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 		}
 		for _, v := range vals {
 			sv, _ := gpath.ScalarString(v)
-			if values[target][sv] || c.otherUnionMember(e, e.Type, v, l.form) {
+			if reach[sv] || c.otherUnionMember(e, e.Type, v, l.form) {
 				continue
 			}
-			return commitErr("%s: leafref %v does not name an existing %s", l.from, v, target.Path())
+			return commitErr("%s: leafref %v does not name an existing %s (path %s)", l.from, v, target.Path(), leafrefType(e.Type).Path)
 		}
 	}
 	// Mandatory leaves, from each existing list entry and top-level
