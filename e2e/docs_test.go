@@ -433,7 +433,9 @@ func unknownDocCommand(t *testing.T, c docCommand) {
 func interruptApply(t *testing.T, l *lab.Lab, sim, target string) {
 	t.Helper()
 	sw := l.Sims[sim].Switch()
-	sw.SetFaults(nxsim.Faults{Latency: crashLatency})
+	// The push takes a few round trips (it is pipelined): slow enough
+	// that the journal's push step is seen before the push ends.
+	sw.SetFaults(nxsim.Faults{Latency: 100 * time.Millisecond})
 	defer sw.SetFaults(nxsim.Faults{})
 	s := startRoce(t, l, nil, "roce-apply", "-auto-approve", "-target", target, l.Dir)
 	pushing := func() bool {
