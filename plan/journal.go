@@ -467,7 +467,7 @@ func Partial(p *Plan) *Plan {
 	q.Excluded = append([]Excluded(nil), p.Excluded...)
 	for _, tp := range p.Targets {
 		if tp.Error != "" {
-			q.Excluded = append(q.Excluded, Excluded{Address: tp.Address, Error: tp.Error})
+			q.Excluded = append(q.Excluded, Excluded{Address: tp.Address, Error: tp.Error, ErrorKind: tp.ErrorKind})
 			continue
 		}
 		q.Targets = append(q.Targets, tp)
@@ -482,9 +482,18 @@ func Partial(p *Plan) *Plan {
 // roce-apply to print before it asks.
 func DescribeExcluded(ex []Excluded) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "This is a PARTIAL plan: %d target(s) could not be read when it was made and will NOT be changed:\n", len(ex))
+	fmt.Fprintf(&b, "This is a PARTIAL plan: %d target(s) could not be read or planned when it was made and will NOT be changed:\n", len(ex))
 	for _, e := range ex {
-		fmt.Fprintf(&b, "  %s: %s\n", e.Address, e.Error)
+		why := "could not be read"
+		switch e.ErrorKind {
+		case ErrorKindRender:
+			why = "the policy does not fit it"
+		case ErrorKindInternal:
+			why = "roce failed on it (a bug)"
+		case ErrorKindCancelled:
+			why = "the run ended before it was read"
+		}
+		fmt.Fprintf(&b, "  %s (%s): %s\n", e.Address, why, e.Error)
 	}
 	b.WriteString("A lossless class must be the same on both ends of every link: if a left-out switch or host is the peer of one in this plan,\n" +
 		"applying the rest leaves that link with PFC on one end only (pause frames ignored, drops under load). Apply the rest only if\n" +

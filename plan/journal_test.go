@@ -382,3 +382,35 @@ func TestEngineOnTargetEvents(t *testing.T) {
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A partial plan keeps why each target was left out: a render conflict is
+// not told as an unreachable device, in the plan file or in what
+// roce-apply prints before it asks.
+func TestPartialKeepsErrorKind(t *testing.T) {
+	p := &Plan{Targets: []*TargetPlan{
+		{Address: "switch.a", Error: "dial tcp: connection refused", ErrorKind: ErrorKindRead},
+		{Address: "switch.b", Error: "queue bandwidth 60 % does not fit beside FCoE's 40 %", ErrorKind: ErrorKindRender},
+		{Address: "host.c"},
+	}}
+	q := Partial(p)
+	if len(q.Targets) != 1 || q.Targets[0].Address != "host.c" {
+		t.Fatalf("targets kept: %+v", q.Targets)
+	}
+	if len(q.Excluded) != 2 || q.Excluded[1].ErrorKind != ErrorKindRender {
+		t.Fatalf("excluded: %+v", q.Excluded)
+	}
+	got := DescribeExcluded(q.Excluded)
+	for _, want := range []string{
+		"2 target(s) could not be read or planned",
+		"switch.a (could not be read): dial tcp",
+		"switch.b (the policy does not fit it): queue bandwidth",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("listing lacks %q:\n%s", want, got)
+		}
+	}
+	// A plan saved before error_kind existed reads as a read error.
+	if got := DescribeExcluded([]Excluded{{Address: "switch.old", Error: "timeout"}}); !strings.Contains(got, "switch.old (could not be read): timeout") {
+		t.Errorf("old plan: %s", got)
+	}
+}

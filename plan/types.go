@@ -217,6 +217,9 @@ const (
 type Excluded struct {
 	Address string `json:"address"`
 	Error   string `json:"error"`
+	// ErrorKind is the left-out target's TargetPlan.ErrorKind (empty in
+	// plans saved before it existed: read as ErrorKindRead).
+	ErrorKind string `json:"error_kind,omitempty"`
 }
 
 // Exchange is one command and the device's answer, for transcripts.
