@@ -139,6 +139,9 @@ func RenderApplyText(w io.Writer, r *ApplyReport, color bool) error {
 			if res.Error != "" {
 				tw.line(statusColor(res.Status), "  error: "+res.Error)
 			}
+			for _, w := range res.Warnings {
+				tw.line(ansiYellow, "  warning: "+w)
+			}
 			if !showTranscript(res.Status) || len(res.Transcript) == 0 {
 				continue
 			}
@@ -220,7 +223,7 @@ func RenderApplyMarkdown(w io.Writer, r *ApplyReport) error {
 		return mw.err
 	}
 	mw.line("", "")
-	mw.line("", "| target | status | took | error |")
+	mw.line("", "| target | status | took | error or warning |")
 	mw.line("", "|---|---|--:|---|")
 	for _, res := range r.Results {
 		if res == nil {
@@ -230,8 +233,15 @@ func RenderApplyMarkdown(w io.Writer, r *ApplyReport) error {
 		if status == StatusFailed || status == StatusRolledBack {
 			status = "**" + status + "**"
 		}
+		var notes []string
+		if res.Error != "" {
+			notes = append(notes, mdEscape(res.Error))
+		}
+		for _, w := range res.Warnings {
+			notes = append(notes, "⚠ "+mdEscape(w))
+		}
 		mw.linef("", "| `%s` | %s | %s | %s |", mdCode(res.Address), status,
-			strings.Trim(formatTook(res.Duration), " ()"), mdEscape(res.Error))
+			strings.Trim(formatTook(res.Duration), " ()"), strings.Join(notes, "<br>"))
 	}
 	for _, res := range r.Results {
 		if res == nil || !showTranscript(res.Status) || len(res.Transcript) == 0 {

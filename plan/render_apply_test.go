@@ -72,7 +72,7 @@ func TestRenderApplyTextContent(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		"switch.n5k-a: applied (8.2s)\n",
+		"switch.n5k-a: applied (8.2s)\n  warning: not saved to the startup configuration",
 		"switch.leaf1: rolled-back (3s)\n  error: commit confirm not received",
 		"    ! Confirm\n      rpc error: code = DeadlineExceeded\n",
 		"    ! priority-flow-control mode on\n",

@@ -225,6 +225,7 @@ func fixtureRenderApplyReport() *ApplyReport {
 		Finished: fixtureRenderTime.Add(42*time.Second + 120*time.Millisecond),
 		Results: []*ApplyResult{
 			{Address: "switch.n5k-a", Status: StatusApplied, Duration: 8200 * time.Millisecond,
+				Warnings:   []string{"not saved to the startup configuration: the switch has unsaved changes that are not roce's; review them, then run `copy running-config startup-config`"},
 				Transcript: []Exchange{{Command: "checkpoint roce-1", Response: "Done"}}},
 			{Address: "host.gpu-2", Status: StatusUnchanged},
 			{Address: "switch.leaf1", Status: StatusRolledBack, Duration: 3 * time.Second,

@@ -242,9 +242,13 @@ const (
 
 // ApplyResult is what one target's apply did.
 type ApplyResult struct {
-	Address    string        `json:"address"`
-	Status     string        `json:"status"`
-	Error      string        `json:"error,omitempty"`
+	Address string `json:"address"`
+	Status  string `json:"status"`
+	Error   string `json:"error,omitempty"`
+	// Warnings are what the operator must know about a target that was
+	// applied (or left unchanged) all the same: e.g. a change not saved
+	// to the switch's startup configuration, and the command to save it.
+	Warnings   []string      `json:"warnings,omitempty"`
 	Transcript []Exchange    `json:"transcript,omitempty"`
 	Duration   time.Duration `json:"duration_ns"`
 }
