@@ -1,6 +1,8 @@
 package gnmisim
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -114,7 +116,7 @@ func TestSetFollowsTheVendorModels(t *testing.T) {
 		{"srlinux pause priority used twice", "srlinux",
 			`srl_nokia-qos.yang received-pfc-pause-frames list queue { unique "pfc-pause-frame-priority"; }`,
 			[]*gpb.Update{upd("", srlPMP, `{"name":"ROCE-PFC","received-pfc-pause-frames":{"queue":[{"queue-name":"unicast-3","pfc-pause-frame-priority":3},{"queue-name":"unicast-4","pfc-pause-frame-priority":3}]}}`)},
-			codes.InvalidArgument, `pfc-pause-frame-priority 3 is already used`},
+			codes.Aborted, `pfc-pause-frame-priority 3 is already used`},
 		{"sonic watchdog detection below range", "sonic",
 			`sonic-pfcwd.yang PFC_WD_LIST leaf detection_time { type uint32 { range 100..5000; } }`,
 			[]*gpb.Update{upd("sonic-db", "/CONFIG_DB/localhost/PFC_WD/Ethernet0", `{"action":"drop","detection_time":"50","restoration_time":"400"}`)},
@@ -393,5 +395,34 @@ func TestJSONIdentityrefStoredQualified(t *testing.T) {
 	}
 	if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonVal()); got != `"softwareLoopback"` {
 		t.Errorf("JSON Get = %s, want the identity without its module", got)
+	}
+}
+
+// A list's max-elements and unique statements come from the model: SR
+// Linux allows 4095 subinterfaces per interface (srl_nokia-interfaces.yang
+// list subinterface { max-elements 4095; }), and the PFC queues of a
+// mapping profile have unique pause priorities (srl_nokia-qos.yang
+// received-traffic/unicast-mapping list pfc-queue { unique
+// "pfc-pause-frame-priority"; }).
+func TestListConstraintsFromTheModel(t *testing.T) {
+	schemas := &Schemas{}
+	subs := func(n int) map[string]any {
+		var l []any
+		for i := 0; i < n; i++ {
+			l = append(l, map[string]any{"index": json.Number(strconv.Itoa(i))})
+		}
+		return map[string]any{"srl_nokia-interfaces:interface": []any{map[string]any{"name": "ethernet-1/1", "subinterface": l}}}
+	}
+	if err := schemas.CheckInstance("srlinux", subs(4095), false); err != nil {
+		t.Errorf("4095 subinterfaces: %v", err)
+	}
+	if err := schemas.CheckInstance("srlinux", subs(4096), false); err == nil || !strings.Contains(err.Error(), "more than max-elements 4095") {
+		t.Errorf("4096 subinterfaces: %v, want max-elements 4095", err)
+	}
+	_, c, ctx := startPlain(t, Options{Profile: "srlinux", Schemas: schemas})
+	_, err := c.Set(ctx, &gpb.SetRequest{Update: []*gpb.Update{upd("", "/qos/pfc-mapping-profile[name=P]",
+		`{"name":"P","received-traffic":{"unicast-mapping":{"pfc-queue":[{"pfc-queue-name":"pfc3","pfc-pause-frame-priority":3},{"pfc-queue-name":"pfc4","pfc-pause-frame-priority":3}]}}}`)}})
+	if status.Code(err) != codes.Aborted || !strings.Contains(err.Error(), `unique "pfc-pause-frame-priority"`) {
+		t.Errorf("two PFC queues on pause priority 3: %v, want the unique statement", err)
 	}
 }

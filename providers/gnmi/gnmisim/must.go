@@ -176,31 +176,5 @@ func srlMusts() []mustRule {
 				return nil
 			},
 		},
-		{
-			cite: `srl_nokia-qos.yang pfc-mapping-profile: list pfc-queue { unique "pfc-pause-frame-priority" }, received-pfc-pause-frames list queue { unique "pfc-pause-frame-priority" }`,
-			check: func(t tree) error {
-				for _, pat := range [][]string{
-					{"qos", "pfc-mapping-profile", "received-traffic", "unicast-mapping", "pfc-queue"},
-					{"qos", "pfc-mapping-profile", "received-pfc-pause-frames", "queue"},
-				} {
-					seen := map[string]string{}
-					es := entries(t, pat...)
-					for _, e := range sortedEntries(es) {
-						l, ok := es[e]["/pfc-pause-frame-priority"]
-						if !ok {
-							continue
-						}
-						p, _ := gpath.Parse(e)
-						v, _ := gpath.ScalarString(l.Value)
-						k := p[:2].String() + "|" + v
-						if prev, dup := seen[k]; dup {
-							return fmt.Errorf("%s: pfc-pause-frame-priority %s is already used by %s (unique)", e, v, prev)
-						}
-						seen[k] = e
-					}
-				}
-				return nil
-			},
-		},
 	}
 }

@@ -3,6 +3,7 @@ package gnmisim
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/openconfig/goyang/pkg/yang"
 
@@ -162,6 +163,9 @@ func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 			return commitErr("%s: leafref %v does not name an existing %s (path %s)", l.from, v, target.Path(), leafrefType(e.Type).Path)
 		}
 	}
+	if err := c.listConstraints(idx); err != nil {
+		return err
+	}
 	// Mandatory leaves, from each existing list entry and top-level
 	// container down through the non-presence containers.
 	var starts []string
@@ -280,6 +284,86 @@ func keyConsistent(l gpath.Leaf) error {
 	got, err := gpath.ScalarString(l.Value)
 	if err != nil || got != want {
 		return fmt.Errorf("%s: key leaf value %v does not match the list key %q", p, l.Value, want)
+	}
+	return nil
+}
+
+// listConstraints checks each list's max-elements and min-elements (RFC
+// 7950 §7.7.5, §7.7.6; a list with no entry at all is not seen) and its
+// unique statements (§7.8.3: no two entries with the same values of the
+// named descendant leaves, counting entries that have them all), and
+// each leaf-list's max-elements.
+func (c *compiled) listConstraints(idx *instIndex) error {
+	parents := make([]string, 0, len(idx.children))
+	for k := range idx.children {
+		parents = append(parents, k)
+	}
+	sort.Strings(parents)
+	for _, pk := range parents {
+		groups := map[string][]gpath.Path{}
+		var order []string
+		for _, ch := range idx.children[pk] {
+			n := ch[len(ch)-1].Name
+			if groups[n] == nil {
+				order = append(order, n)
+			}
+			groups[n] = append(groups[n], ch)
+		}
+		for _, n := range order {
+			g := groups[n]
+			e := c.entryAt(g[0].Names())
+			if e == nil {
+				continue
+			}
+			if e.IsLeafList() {
+				if vals := strings.Split(idx.values[g[0].Key()], "\x00"); e.ListAttr != nil && uint64(len(vals)) > e.ListAttr.MaxElements {
+					return commitErr("%s: %d values, more than max-elements %d (%s)", g[0], len(vals), e.ListAttr.MaxElements, e.Path())
+				}
+				continue
+			}
+			if !e.IsList() {
+				continue
+			}
+			if la := e.ListAttr; la != nil {
+				if uint64(len(g)) > la.MaxElements {
+					return commitErr("%s: %d entries, more than max-elements %d (%s)", g[0][:len(g[0])-1], len(g), la.MaxElements, e.Path())
+				}
+				if uint64(len(g)) < la.MinElements {
+					return commitErr("%s: %d entries, fewer than min-elements %d (%s)", g[0][:len(g[0])-1], len(g), la.MinElements, e.Path())
+				}
+			}
+			l, ok := e.Node.(*yang.List)
+			if !ok {
+				continue
+			}
+			for _, u := range l.Unique {
+				seen := map[string]gpath.Path{}
+				for _, ent := range g {
+					var tuple []string
+					complete := true
+					for _, rel := range strings.Fields(u.Name) {
+						p := append(gpath.Path(nil), ent...)
+						for _, step := range strings.Split(rel, "/") {
+							p = append(p, gpath.Elem{Name: gpath.StripModule(step)})
+						}
+						v, ok := idx.values[p.Key()]
+						if !ok {
+							complete = false
+							break
+						}
+						tuple = append(tuple, v)
+					}
+					if !complete {
+						continue
+					}
+					k := strings.Join(tuple, "\x01")
+					if prev, dup := seen[k]; dup {
+						return commitErr("%s: %s %s is already used by %s (unique %q, %s)", ent, u.Name, strings.Join(tuple, " "), prev, u.Name, e.Path())
+					}
+					seen[k] = ent
+				}
+			}
+		}
 	}
 	return nil
 }
