@@ -12,11 +12,11 @@ import (
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
 )
 
-// mustRule is one YANG constraint across leaves (a must, unique or a
-// leafref whose target depends on another leaf) that the per-leaf schema
-// cannot express. check returns the model's error-message for the first
-// violation; the cite names the YANG statement, so a test can say which
-// part of the vendor's model refused the payload.
+// mustRule is one YANG must statement (an XPath expression goyang does
+// not evaluate) written out for what the profiles meet. check returns the
+// model's error-message for the first violation; the cite names the YANG
+// statement, so a test can say which part of the vendor's model refused
+// the payload.
 type mustRule struct {
 	cite  string
 	check func(t tree) error
