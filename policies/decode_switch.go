@@ -16,7 +16,7 @@ var switchSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "for_each"}, {Name: "platform", Required: true}, {Name: "profile"}, {Name: "address"}, {Name: "capture"},
 		{Name: "credentials"}, {Name: "interfaces"}, {Name: "fcoe"}, {Name: "vdc"}, {Name: "lossless"},
-		{Name: "host_key"}, {Name: "known_hosts"}, {Name: "insecure_skip_verify"},
+		{Name: "host_key"}, {Name: "known_hosts"}, {Name: "insecure_skip_verify"}, {Name: "save_config"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "tls"}, {Type: "gnmi"}},
 }
@@ -109,6 +109,20 @@ func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst insta
 				break
 			}
 			seen[n] = true
+		}
+	}
+
+	sw.SaveConfig = SaveConfigAuto
+	if r.str("save_config", &sw.SaveConfig) {
+		switch {
+		case sw.SaveConfig != SaveConfigAuto && sw.SaveConfig != SaveConfigAlways && sw.SaveConfig != SaveConfigNever:
+			r.attrError("save_config", "Unknown save_config",
+				fmt.Sprintf("%s: save_config = %q; use \"auto\" (save after a verified apply unless the switch has unsaved changes that are not roce's), \"always\" or \"never\".", what, sw.SaveConfig))
+			sw.SaveConfig = SaveConfigAuto
+		case isGNMI && sw.SaveConfig == SaveConfigAlways:
+			r.attrError("save_config", "No save over gNMI",
+				fmt.Sprintf("%s: save_config = \"always\", but gNMI has no standard operation that saves the configuration (docs/gnmi-profiles.md); use \"auto\" or \"never\": roce-apply then names the command to save on the switch.", what))
+			sw.SaveConfig = SaveConfigAuto
 		}
 	}
 

@@ -90,6 +90,18 @@ const (
 	PlatformGNMI      = "gnmi"
 )
 
+// Switch save_config values.
+const (
+	// SaveConfigAuto saves after a verified apply only when the startup
+	// configuration matched the running one before roce's change, so no
+	// one else's unsaved edit is saved behind their back.
+	SaveConfigAuto = "auto"
+	// SaveConfigAlways saves after every verified apply.
+	SaveConfigAlways = "always"
+	// SaveConfigNever never saves; the apply report says the change is not saved.
+	SaveConfigNever = "never"
+)
+
 // gNMI profiles.
 const (
 	ProfileOpenConfig = "openconfig"
@@ -115,6 +127,10 @@ type Switch struct {
 	VDC         string   // Nexus 7000: the VDC the session must land in
 	// Lossless names the classes this switch carries; empty = every class.
 	Lossless []string
+	// SaveConfig says when roce-apply saves the running configuration to
+	// the startup configuration after a verified apply: SaveConfigAuto
+	// (the default), SaveConfigAlways or SaveConfigNever.
+	SaveConfig string
 
 	// SSH trust (NX-OS): HostKey is a pinned key ("ssh-ed25519 AAAA..." or a
 	// SHA256:... fingerprint); KnownHosts a known_hosts file. Insecure skips
