@@ -92,6 +92,12 @@ func (sw *Switch) execTree() *cmdNode {
 	}
 	t.add("rollback running-config checkpoint <name> verbose", rb)
 	t.add("copy running-config startup-config", func(s *session, _ []string) (string, error) {
+		if s.sw.faultsNow().RejectCommand == saveCommand {
+			// Faults.RejectCommand naming the save: the switch refuses it
+			// and the startup configuration stays as it was.
+			s.sw.log.Info("fault: refusing the save", "switch", s.sw.hostname)
+			return saveRefused, nil
+		}
 		return s.sw.saveStartup(), nil
 	})
 	t.add("show startup-config", func(s *session, _ []string) (string, error) {
@@ -213,3 +219,15 @@ func (sw *Switch) showVDC() string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// saveCommand saves the running configuration; Faults.RejectCommand set
+// to it makes the switch refuse it with saveRefused.
+const saveCommand = "copy running-config startup-config"
+
+// saveRefused is the simulator's answer to a refused save. What NX-OS
+// prints when a save fails is UNCONFIRMED by a public transcript; Cisco's
+// guides say only one user at a time can checkpoint, roll back or copy the
+// running configuration to the startup configuration, so the text names
+// that. roce does not match it: a save is good only when the answer says
+// "Copy complete" (docs/nxos.md, "Saving the configuration").
+const saveRefused = "Configuration update aborted: another checkpoint, rollback or copy of the running configuration is in progress"

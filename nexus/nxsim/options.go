@@ -72,7 +72,8 @@ type Faults struct {
 	// runs across all sessions of the switch until SetFaults resets it.
 	DropAfterConfigLines int
 	// RejectCommand is a configuration line (exact match after trimming)
-	// answered with an invalid-command error and not applied.
+	// answered with an invalid-command error and not applied; set to
+	// `copy running-config startup-config`, the save is refused (exec.go).
 	RejectCommand string
 	// StallCommand is a line that is never answered; the session stays
 	// silent until its connection closes.
