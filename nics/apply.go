@@ -1,6 +1,7 @@
 package nics
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -97,6 +98,7 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 		return rep, err
 	}
 	defer unlock()
+	defer s.holdRoot()()
 	if rec, err := s.PendingTxn(); err != nil {
 		rep.Error = err.Error()
 		return rep, err
@@ -131,7 +133,8 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 		return rep, err
 	}
 	tx := &TxnRecord{Version: txnVersion, ID: newTxnID(), Started: time.Now().UTC(), Phase: TxnApplying,
-		PlanFingerprint: opt.Fingerprint, Desired: want, Snapshot: sn, Written: map[string]string{}}
+		PlanFingerprint: opt.Fingerprint, Desired: want, Snapshot: sn, Written: map[string]string{}, prepare: map[string]func(context.Context) error{}}
+	defer tx.release()
 	steps := s.stepsFor(rd.Current, want, tx)
 	for _, st := range steps {
 		tx.Steps = append(tx.Steps, TxnStep{Name: st.name, Detail: st.detail})
@@ -150,6 +153,13 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 			return s.rollback(ctx, rep, tx, opt, fmt.Errorf("stopped before step %d %s: %w", i+1, st.name, err))
 		}
 		tx.Reached = i + 1
+		if prepare := tx.prepare[st.name]; prepare != nil {
+			if err := prepare(ctx); err != nil {
+				rep.Steps = append(rep.Steps, StepResult{Name: st.name, Detail: st.detail, Error: err.Error()})
+				rep.FailedStep = st.name
+				return s.rollback(ctx, rep, tx, opt, fmt.Errorf("step %d %s: %w", i+1, st.name, err))
+			}
+		}
 		if err := s.saveTxn(tx); err != nil {
 			rep.FailedStep = st.name
 			return s.rollback(ctx, rep, tx, opt, fmt.Errorf("before step %d %s: %w", i+1, st.name, err))
@@ -192,7 +202,7 @@ func (s *System) Apply(ctx context.Context, desired *HostState, opt ApplyOptions
 	opt.hold("verified")
 	rep.Status = plan.StatusApplied
 	rep.Fingerprint = Fingerprint(after)
-	if err := s.clearTxn(); err != nil {
+	if err := s.clearTxn(tx); err != nil {
 		// Applied and verified, but the next call will see the record:
 		// recover confirms the apply (the host reads back as desired).
 		rep.Notes = append(rep.Notes, fmt.Sprintf("applied and verified, but the transaction record could not be removed (%v): run recover to confirm and clear it", err))
@@ -221,7 +231,7 @@ func (s *System) rollback(ctx context.Context, rep *ApplyReport, tx *TxnRecord, 
 		return rep, err
 	}
 	opt.hold("restored")
-	if err := s.clearTxn(); err != nil {
+	if err := s.clearTxn(tx); err != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("restored and verified, but the transaction record could not be removed (%v): run recover to clear it", err))
 	}
 	rep.Status = plan.StatusRolledBack
@@ -281,8 +291,21 @@ func (s *System) stepsFor(cur, want *HostState, tx *TxnRecord) []step {
 			continue
 		}
 		w := w
-		out = append(out, step{"file:" + w.Path, "edit owned entries in place (backup " + BackupPath(w.Path) + ")",
-			func(ctx context.Context) error { return s.writeFile(ctx, w, tx) }})
+		name := "file:" + w.Path
+		var fw *fileWrite
+		if tx != nil {
+			// Worked out before the step's save, so that one save records
+			// the step and the digests of what it writes.
+			tx.prepare[name] = func(ctx context.Context) (err error) {
+				fw, err = s.prepareFile(ctx, w)
+				if err == nil {
+					fw.record(tx, w.Path)
+				}
+				return err
+			}
+		}
+		out = append(out, step{name, "edit owned entries in place (backup " + BackupPath(w.Path) + ")",
+			func(ctx context.Context) error { return s.writePrepared(ctx, w, fw, tx) }})
 	}
 	return out
 }
@@ -413,49 +436,70 @@ func (s *System) linkSteps(c, w NICState) []step {
 // first time, resolve any GID index still pending (the address may have
 // been added by an earlier step), edit the owned entries and write
 // atomically with the file's mode. The digest of every byte it is about
-// to write is recorded in the transaction first, so a restore can tell
-// roce's writes from anyone else's.
+// to write is recorded in the transaction first (one durable save for the
+// backup and the file), so a restore can tell roce's writes from anyone
+// else's.
 func (s *System) writeFile(ctx context.Context, w FileState, tx *TxnRecord) error {
+	return s.writePrepared(ctx, w, nil, tx)
+}
+
+// fileWrite is what writing one managed file will do, worked out from the
+// file as read.
+type fileWrite struct {
+	old    []byte      // the file's content (nil: it does not exist)
+	exists bool        // the file exists
+	backup bool        // the backup is missing: write old there first
+	data   []byte      // the new content
+	mode   fs.FileMode // the file's mode (0644 for a new file)
+}
+
+// same reports whether g would write exactly what f would.
+func (f *fileWrite) same(g *fileWrite) bool {
+	return f.exists == g.exists && f.backup == g.backup && f.mode == g.mode &&
+		bytes.Equal(f.old, g.old) && bytes.Equal(f.data, g.data)
+}
+
+// record notes in tx the digest of everything f writes.
+func (f *fileWrite) record(tx *TxnRecord, p string) {
+	if f.backup {
+		tx.Written[BackupPath(p)] = contentDigest(f.old)
+	}
+	tx.Written[p] = contentDigest(f.data)
+}
+
+// prepareFile reads w's file and works out the write (no change made).
+func (s *System) prepareFile(ctx context.Context, w FileState) (*fileWrite, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := CheckFileContent(w); err != nil {
-		return err
+		return nil, err
 	}
 	old, mode, err := s.readBeneath(w.Path)
-	exists := err == nil
+	fw := &fileWrite{exists: err == nil, old: old, mode: mode}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return nil, err
 	}
-	if !exists {
-		mode = 0o644
+	if !fw.exists {
+		fw.mode = 0o644
 	}
-	if exists {
-		bak := BackupPath(w.Path)
-		ok, err := s.existsBeneath(bak)
+	if fw.exists {
+		ok, err := s.existsBeneath(BackupPath(w.Path))
 		if err != nil {
-			return fmt.Errorf("backup: %w", err)
+			return nil, fmt.Errorf("backup: %w", err)
 		}
-		if !ok {
-			if err := s.recordWrite(tx, bak, old); err != nil {
-				return err
-			}
-			if err := s.writeAtomicBeneath(bak, old, mode); err != nil {
-				return fmt.Errorf("backup: %w", err)
-			}
-		}
+		fw.backup = !ok
 	}
-	var data []byte
 	switch w.Format {
 	case FormatLines:
-		data = EditLines(old, w.Lines)
+		fw.data = EditLines(old, w.Lines)
 		if spec, _ := fileSpecs(w.Path); spec.ownFile {
 			// roce's own file: refuse one holding a line roce never writes
 			// (reported, not silently dropped), replace roce's old lines.
 			if err := checkOwnFileLines(w.Path, spec, old); err != nil {
-				return err
+				return nil, err
 			}
-			data = EditOwnLines(old, w.Lines)
+			fw.data = EditOwnLines(old, w.Lines)
 		}
 	case FormatKV, FormatKVSpaced:
 		entries := make([]KV, len(w.Entries))
@@ -465,32 +509,51 @@ func (s *System) writeFile(ctx context.Context, w FileState, tx *TxnRecord) erro
 			if e.GID != nil && e.Value == "" {
 				idx, err := ResolveGIDIndex(s.Root, e.GID.Device, e.GID.Port, e.GID.Netdev, e.GID.IP, e.GID.RoCEMode)
 				if err != nil {
-					return fmt.Errorf("%s %s: %w", w.Path, e.Key, err)
+					return nil, fmt.Errorf("%s %s: %w", w.Path, e.Key, err)
 				}
 				e.Value = fmt.Sprint(idx)
 			}
 		}
-		data = EditKV(old, w.Format, entries)
+		fw.data = EditKV(old, w.Format, entries)
 		w.Entries = entries
 	default:
-		return fmt.Errorf("%s: unknown file format %q", w.Path, w.Format)
+		return nil, fmt.Errorf("%s: unknown file format %q", w.Path, w.Format)
 	}
-	if err := checkWrittenContent(w, data); err != nil {
-		return err
+	if err := checkWrittenContent(w, fw.data); err != nil {
+		return nil, err
 	}
-	if err := s.recordWrite(tx, w.Path, data); err != nil {
-		return err
-	}
-	return s.writeAtomicBeneath(w.Path, data, mode)
+	return fw, nil
 }
 
-// recordWrite notes (durably, before the write) the digest of what roce is
-// about to write to p.
-func (s *System) recordWrite(tx *TxnRecord, p string, data []byte) error {
+// writePrepared writes w's file as prepared (the step's save recorded its
+// digests). The file is read again first: when anything changed since
+// (or nothing was prepared), the write is worked out anew and its digests
+// saved before it is made.
+func (s *System) writePrepared(ctx context.Context, w FileState, prepared *fileWrite, tx *TxnRecord) error {
+	fw, err := s.prepareFile(ctx, w)
+	if err != nil {
+		return err
+	}
+	if prepared == nil || !prepared.same(fw) {
+		if err := s.recordWrites(tx, w.Path, fw); err != nil {
+			return err
+		}
+	}
+	if fw.backup {
+		if err := s.writeAtomicBeneath(BackupPath(w.Path), fw.old, fw.mode); err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
+	}
+	return s.writeAtomicBeneath(w.Path, fw.data, fw.mode)
+}
+
+// recordWrites notes (durably, before the writes) the digests of what
+// roce is about to write for p.
+func (s *System) recordWrites(tx *TxnRecord, p string, fw *fileWrite) error {
 	if tx == nil {
 		return nil
 	}
-	tx.Written[p] = contentDigest(data)
+	fw.record(tx, p)
 	if err := s.saveTxn(tx); err != nil {
 		return fmt.Errorf("%s: %w; not written", p, err)
 	}

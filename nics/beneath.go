@@ -49,11 +49,16 @@ func (s *System) openBeneath(p string, flags int, mode uint32) (*os.File, error)
 	if err != nil {
 		return nil, err
 	}
-	rootfd, err := unix.Open(s.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("open host root %s: %w", s.Root, err)
+	var rootfd int
+	if s.root != nil {
+		rootfd = int(s.root.Fd())
+	} else {
+		rootfd, err = unix.Open(s.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("open host root %s: %w", s.Root, err)
+		}
+		defer unix.Close(rootfd)
 	}
-	defer unix.Close(rootfd)
 	fd, err := openat2Beneath(rootfd, rel, flags, mode)
 	if errors.Is(err, unix.ENOTDIR) {
 		// O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: say symlink.
@@ -66,6 +71,25 @@ func (s *System) openBeneath(p string, flags int, mode uint32) (*os.File, error)
 		return nil, s.beneathErr(p, err)
 	}
 	return os.NewFile(uintptr(fd), s.Path(p)), nil
+}
+
+// holdRoot opens the host root once for the calls until release (an
+// apply, a read, a recover): every path beneath it is resolved from that
+// descriptor instead of looking the root up again per file. Not for
+// concurrent use of one System.
+func (s *System) holdRoot() (release func()) {
+	if s.root != nil {
+		return func() {}
+	}
+	fd, err := unix.Open(s.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return func() {} // each open reports the error itself
+	}
+	s.root = os.NewFile(uintptr(fd), s.Root)
+	return func() {
+		s.root.Close()
+		s.root = nil
+	}
 }
 
 func (s *System) beneathErr(p string, err error) error {
@@ -273,14 +297,23 @@ func (s *System) mkdirBeneath(p string) error {
 // is the old or the new content, never a torn or empty one. Missing
 // directories are created.
 func (s *System) writeAtomicBeneath(p string, data []byte, perm fs.FileMode) error {
-	if _, err := s.mkdirAllBeneath(path.Dir(p)); err != nil {
-		return fmt.Errorf("write %s: %w", s.Path(p), err)
-	}
 	d, err := s.openDirBeneath(path.Dir(p))
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, err := s.mkdirAllBeneath(path.Dir(p)); err != nil {
+			return fmt.Errorf("write %s: %w", s.Path(p), err)
+		}
+		d, err = s.openDirBeneath(path.Dir(p))
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", s.Path(p), err)
 	}
 	defer d.Close()
+	return s.writeAtomicIn(d, p, data, perm)
+}
+
+// writeAtomicIn is writeAtomicBeneath in d, p's directory, already opened
+// beneath the root (a caller writing one file many times opens it once).
+func (s *System) writeAtomicIn(d *os.File, p string, data []byte, perm fs.FileMode) error {
 	dfd := int(d.Fd())
 	base := path.Base(p)
 	var rnd [6]byte

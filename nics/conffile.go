@@ -171,6 +171,14 @@ func ReadLines(content []byte, owned []string) []string {
 // directory and a rename, so readers see the old or the new file, never a
 // torn one. The directory is created when missing.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return replaceFile(path, data, perm, true)
+}
+
+// replaceFile is WriteFileAtomic; sync=false skips the fsync, for state
+// that need not outlive the machine (the lab's emulated kernel state: the
+// rename still leaves readers, and a killed process, the old or the new
+// file).
+func replaceFile(path string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -191,8 +199,10 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)

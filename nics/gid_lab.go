@@ -35,8 +35,36 @@ func (g labGIDs) ports(phys string) ([]string, error) {
 	return out, nil
 }
 
-func (g labGIDs) entry(port string, n int) (gid, typ, ndev string, ok bool) {
-	s := strconv.Itoa(n)
+// labGIDSlots is the size of the emulated GID table of a port.
+const labGIDSlots = 256
+
+type labGIDEntry struct{ gid, typ, ndev string }
+
+// table reads the entries a port's GID table holds: the gids directory is
+// listed once and only the slots it names are read (an empty slot has no
+// file), instead of probing every one of the table's slots.
+func (g labGIDs) table(port string) (map[int]labGIDEntry, error) {
+	names, err := os.ReadDir(g.sys.Path(path.Join(port, "gids")))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[int]labGIDEntry{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lab GID table: %w", err)
+	}
+	out := make(map[int]labGIDEntry, len(names))
+	for _, e := range names {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n < 0 || n >= labGIDSlots || strconv.Itoa(n) != e.Name() {
+			continue
+		}
+		if gd, typ, nd, ok := g.entry(port, e.Name()); ok {
+			out[n] = labGIDEntry{gid: gd, typ: typ, ndev: nd}
+		}
+	}
+	return out, nil
+}
+
+func (g labGIDs) entry(port, s string) (gid, typ, ndev string, ok bool) {
 	var err error
 	if gid, err = g.sys.readTrim(path.Join(port, "gids", s)); err != nil {
 		return "", "", "", false
@@ -58,24 +86,28 @@ func (g labGIDs) add(phys, ndev, cidr string) error {
 	}
 	want := gidForIP(ip)
 	for _, port := range ports {
+		tab, err := g.table(port)
+		if err != nil {
+			return err
+		}
 		for _, typ := range []string{gidTypeV1, gidTypeV2} {
-			free, have := -1, false
-			for n := 0; n < 256; n++ {
-				gd, t, nd, ok := g.entry(port, n)
-				if !ok {
-					if free < 0 {
-						free = n
-					}
-					continue
-				}
-				if gd == want && t == typ && nd == ndev {
+			have := false
+			for _, e := range tab {
+				if e.gid == want && e.typ == typ && e.ndev == ndev {
 					have = true
 					break
+				}
+			}
+			free := -1
+			for n := 0; n < labGIDSlots && free < 0; n++ {
+				if _, used := tab[n]; !used {
+					free = n
 				}
 			}
 			if have || free < 0 {
 				continue
 			}
+			tab[free] = labGIDEntry{gid: want, typ: typ, ndev: ndev}
 			s := strconv.Itoa(free)
 			for f, v := range map[string]string{"gids/" + s: want, "gid_attrs/types/" + s: typ, "gid_attrs/ndevs/" + s: ndev} {
 				if err := os.WriteFile(g.sys.Path(path.Join(port, f)), []byte(v+"\n"), 0o644); err != nil {
@@ -99,9 +131,12 @@ func (g labGIDs) del(phys, ndev, cidr string) error {
 	}
 	want := gidForIP(ip)
 	for _, port := range ports {
-		for n := 0; n < 256; n++ {
-			gd, _, nd, ok := g.entry(port, n)
-			if !ok || gd != want || nd != ndev {
+		tab, err := g.table(port)
+		if err != nil {
+			return err
+		}
+		for n, e := range tab {
+			if e.gid != want || e.ndev != ndev {
 				continue
 			}
 			s := strconv.Itoa(n)

@@ -1,6 +1,7 @@
 package nics
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +43,13 @@ func saveLab(root, kind, name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("lab state %s: %w", p, err)
 	}
-	return WriteFileAtomic(p, append(b, '\n'), 0o644)
+	b = append(b, '\n')
+	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+		return nil // unchanged: no write
+	}
+	// Emulated kernel state is no more durable than the kernel's own: no
+	// fsync (the rename still makes the change atomic for a kill).
+	return replaceFile(p, b, 0o644, false)
 }
 
 func removeLab(root, kind, name string) error {

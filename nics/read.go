@@ -154,6 +154,7 @@ func (s *System) Read(ctx context.Context, desired *HostState) (*ReadResult, err
 	if err := CheckManaged(desired); err != nil {
 		return nil, fmt.Errorf("refusing the request: %w", err)
 	}
+	defer s.holdRoot()()
 	resolved, notes, err := s.Resolve(ctx, desired)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,9 @@ type System struct {
 	EmulatedLinks bool
 	DCB           DCB
 	Links         Links
+
+	// root is the host root, held open by holdRoot for one call.
+	root *os.File
 }
 
 // Open returns the System for root ("" = "/"). The lab backends are chosen

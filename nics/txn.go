@@ -77,6 +77,21 @@ type TxnRecord struct {
 	// whose content is the snapshot's or roce's, never an edit made by
 	// someone else meanwhile.
 	Written map[string]string `json:"written,omitempty"`
+
+	// dir is the record's directory, opened beneath the root by the first
+	// save and kept for the later ones of the same call (release closes it).
+	dir *os.File
+	// prepare holds, by step name, what must be worked out before the
+	// step's save (Apply only; nothing of it is stored).
+	prepare map[string]func(context.Context) error
+}
+
+// release closes the record's directory; the next save opens it again.
+func (r *TxnRecord) release() {
+	if r.dir != nil {
+		r.dir.Close()
+		r.dir = nil
+	}
 }
 
 // TxnStep is one planned step of a transaction.
@@ -275,10 +290,17 @@ func (s *System) saveTxn(r *TxnRecord) error {
 	if err != nil {
 		return fmt.Errorf("transaction record: %w", err)
 	}
-	if _, err := s.mkdirAllBeneathMode(txnDir, 0o700); err != nil {
-		return fmt.Errorf("transaction record: %w", err)
+	if r.dir == nil {
+		if _, err := s.mkdirAllBeneathMode(txnDir, 0o700); err != nil {
+			return fmt.Errorf("transaction record: %w", err)
+		}
+		d, err := s.openDirBeneath(txnDir)
+		if err != nil {
+			return fmt.Errorf("transaction record: %w", err)
+		}
+		r.dir = d
 	}
-	if err := s.writeAtomicBeneath(TxnRecordPath, b, 0o600); err != nil {
+	if err := s.writeAtomicIn(r.dir, TxnRecordPath, b, 0o600); err != nil {
 		return fmt.Errorf("transaction record: %w", err)
 	}
 	return nil
@@ -286,8 +308,12 @@ func (s *System) saveTxn(r *TxnRecord) error {
 
 // clearTxn removes the record (and any temporary file a killed save left),
 // then the record's directory and its parents while they are empty, so a
-// finished transaction leaves nothing behind.
-func (s *System) clearTxn() error {
+// finished transaction leaves nothing behind. r (nil when there is none)
+// lets go of its directory first: nothing may be saved after this.
+func (s *System) clearTxn(r *TxnRecord) error {
+	if r != nil {
+		r.release()
+	}
 	if err := s.removeBeneath(TxnRecordPath, false); err != nil {
 		return fmt.Errorf("transaction record: %w", err)
 	}
@@ -394,6 +420,7 @@ func (s *System) Recover(ctx context.Context, opt ApplyOptions) (*RecoverReport,
 		return rep, err
 	}
 	defer unlock()
+	defer s.holdRoot()()
 	rec, err := s.PendingTxn()
 	if err != nil {
 		rep.Error = err.Error()
@@ -402,7 +429,7 @@ func (s *System) Recover(ctx context.Context, opt ApplyOptions) (*RecoverReport,
 	if rec == nil {
 		// A kill before the record was complete can leave its temporary
 		// file and empty directories: nothing had changed yet.
-		if err := s.clearTxn(); err != nil {
+		if err := s.clearTxn(nil); err != nil {
 			rep.Error = err.Error()
 			return rep, err
 		}
@@ -411,6 +438,7 @@ func (s *System) Recover(ctx context.Context, opt ApplyOptions) (*RecoverReport,
 		return rep, nil
 	}
 	rep.Transaction = rec.Summary()
+	defer rec.release()
 	// Everything below must run to the end: a half-done recovery is the
 	// state this exists to get out of.
 	rctx := context.WithoutCancel(ctx)
@@ -418,7 +446,7 @@ func (s *System) Recover(ctx context.Context, opt ApplyOptions) (*RecoverReport,
 	if rec.Phase == TxnApplying && rec.Reached == len(rec.Steps) {
 		if fp, ok := s.completed(rctx, rec.Desired); ok {
 			hold("recover: confirmed")
-			if err := s.clearTxn(); err != nil {
+			if err := s.clearTxn(rec); err != nil {
 				rep.Error = err.Error()
 				return rep, err
 			}
@@ -450,7 +478,7 @@ func (s *System) Recover(ctx context.Context, opt ApplyOptions) (*RecoverReport,
 		return rep, err
 	}
 	hold("recover: restored")
-	if err := s.clearTxn(); err != nil {
+	if err := s.clearTxn(rec); err != nil {
 		rep.Error = err.Error()
 		return rep, err
 	}
