@@ -50,6 +50,20 @@ func strictCheckLimits(b []byte, t reflect.Type, lim shapeLimits) error {
 	if !utf8.Valid(b) {
 		return errors.New("request is not valid UTF-8")
 	}
+	if json.Valid(b) {
+		// Well-formed: scan the bytes directly, with the same checks and
+		// messages as the token walk below, which allocates for every
+		// token (each scalar ends in a syntax error the decoder swallows).
+		w := &scanWalker{b: b, lim: lim}
+		return w.value(t, 0)
+	}
+	// Malformed: the token walk reports the shape errors before the
+	// syntax error, in document order, as encoding/json words it.
+	return tokenCheck(b, t, lim)
+}
+
+// tokenCheck is strictCheckLimits through encoding/json's tokens.
+func tokenCheck(b []byte, t reflect.Type, lim shapeLimits) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := walk(dec, t, "", 0, lim); err != nil {
@@ -131,36 +145,13 @@ func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int, lim s
 		if !ok {
 			return fmt.Errorf("at %s: object key is not a string", where(path))
 		}
-		if len(key) > lim.str {
-			return fmt.Errorf("at %s: key longer than %d bytes", where(path), lim.str)
-		}
 		kpath := key
 		if path != "" {
 			kpath = path + "." + key
 		}
-		f := foldKey(key)
-		if prev, dup := seen[f]; dup {
-			if prev == key {
-				return fmt.Errorf("at %s: key %q appears twice", where(path), key)
-			}
-			return fmt.Errorf("at %s: keys %q and %q differ only in case", where(path), prev, key)
-		}
-		seen[f] = key
-		var next reflect.Type
-		switch {
-		case fields != nil:
-			ft, ok := fields[key]
-			if !ok {
-				for name := range fields {
-					if strings.EqualFold(name, key) || foldKey(name) == f {
-						return fmt.Errorf("at %s: key %q is spelled %q in the protocol (keys are case-sensitive)", where(path), key, name)
-					}
-				}
-				return fmt.Errorf("at %s: unknown key %q", where(path), key)
-			}
-			next = ft
-		case elem != nil:
-			next = elem
+		next, err := checkKey(seen, fields, elem, key, len(key), lim, func() string { return path })
+		if err != nil {
+			return err
 		}
 		if err := walk(dec, next, kpath, depth+1, lim); err != nil {
 			return err
@@ -174,6 +165,9 @@ func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int, lim s
 // of its Unicode simple-fold orbit, the equivalence encoding/json uses
 // when it matches keys to fields (so "K" and the Kelvin sign fold alike).
 func foldKey(s string) string {
+	if k, ok := foldASCII(s); ok {
+		return k
+	}
 	var b strings.Builder
 	for _, r := range s {
 		m := r
@@ -221,4 +215,240 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
+}
+
+// foldASCII is foldKey of an all-ASCII s: a letter's smallest fold is its
+// upper case ('k' folds to 'K' and the Kelvin sign, 'K' is the smallest).
+// ok is false when s has a byte outside ASCII.
+func foldASCII(s string) (string, bool) {
+	lower := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return "", false
+		case 'a' <= c && c <= 'z':
+			lower = true
+		}
+	}
+	if !lower {
+		return s, true
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+	return string(b), true
+}
+
+// scanWalker is the token walk over a document json.Valid accepted: the
+// same checks in the same order with the same messages, reading the bytes
+// in place. The path of the value being read is kept as segments and
+// spelled out only for an error.
+type scanWalker struct {
+	b      []byte
+	i      int
+	lim    shapeLimits
+	segs   []pathSeg
+	fields map[reflect.Type]map[string]reflect.Type
+}
+
+// pathSeg is an object key, or (key == "" && idx >= 0) an array index.
+type pathSeg struct {
+	key string
+	idx int
+}
+
+// path is the walk's path of the current value ("nics[0].vlan").
+func (w *scanWalker) path() string {
+	var b strings.Builder
+	for _, s := range w.segs {
+		if s.idx >= 0 {
+			fmt.Fprintf(&b, "[%d]", s.idx)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.key)
+	}
+	return b.String()
+}
+
+func (w *scanWalker) space() {
+	for w.i < len(w.b) {
+		switch w.b[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+// str reads the string at w.i (its opening quote) and returns its decoded
+// length and, with want, its value.
+func (w *scanWalker) str(want bool) (int, string, error) {
+	start := w.i
+	esc := false
+	j := start + 1
+	for w.b[j] != '"' {
+		if w.b[j] == '\\' {
+			esc = true
+			j++
+		}
+		j++
+	}
+	w.i = j + 1
+	if !esc {
+		if want {
+			return j - start - 1, string(w.b[start+1 : j]), nil
+		}
+		return j - start - 1, "", nil
+	}
+	var v string
+	if err := json.Unmarshal(w.b[start:j+1], &v); err != nil {
+		return 0, "", fmt.Errorf("at %s: %v", where(w.path()), err)
+	}
+	return len(v), v, nil
+}
+
+func (w *scanWalker) value(t reflect.Type, depth int) error {
+	w.space()
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch c := w.b[w.i]; c {
+	case '{', '[':
+		if depth >= w.lim.depth {
+			return fmt.Errorf("at %s: nested deeper than %d levels", where(w.path()), w.lim.depth)
+		}
+		w.i++
+		if c == '{' {
+			return w.object(t, depth)
+		}
+		return w.array(t, depth)
+	case '"':
+		n, _, err := w.str(false)
+		if err != nil {
+			return err
+		}
+		if n > w.lim.str {
+			return fmt.Errorf("at %s: string longer than %d bytes", where(w.path()), w.lim.str)
+		}
+		return nil
+	}
+	for w.i < len(w.b) { // number, true, false, null
+		switch w.b[w.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return nil
+		}
+		w.i++
+	}
+	return nil
+}
+
+func (w *scanWalker) array(t reflect.Type, depth int) error {
+	var elem reflect.Type
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		elem = t.Elem()
+	}
+	w.space()
+	if w.b[w.i] == ']' {
+		w.i++
+		return nil
+	}
+	for n := 0; ; {
+		if n++; n > w.lim.array {
+			return fmt.Errorf("at %s: more than %d elements", where(w.path()), w.lim.array)
+		}
+		if done, err := w.member(pathSeg{idx: n - 1}, elem, depth, ']'); done || err != nil {
+			return err
+		}
+	}
+}
+
+func (w *scanWalker) object(t reflect.Type, depth int) error {
+	var fields map[string]reflect.Type
+	var elem reflect.Type
+	if t != nil {
+		switch t.Kind() {
+		case reflect.Struct:
+			if fields = w.fields[t]; fields == nil {
+				fields = jsonFields(t)
+				if w.fields == nil {
+					w.fields = map[reflect.Type]map[string]reflect.Type{}
+				}
+				w.fields[t] = fields
+			}
+		case reflect.Map:
+			elem = t.Elem()
+		}
+	}
+	w.space()
+	if w.b[w.i] == '}' {
+		w.i++
+		return nil
+	}
+	seen := map[string]string{} // folded key → key as spelled
+	for {
+		w.space()
+		n, key, err := w.str(true)
+		if err != nil {
+			return err
+		}
+		next, err := checkKey(seen, fields, elem, key, n, w.lim, w.path)
+		if err != nil {
+			return err
+		}
+		w.space()
+		w.i++ // ':'
+		if done, err := w.member(pathSeg{key: key, idx: -1}, next, depth, '}'); done || err != nil {
+			return err
+		}
+	}
+}
+
+// member reads the value at seg, then the ',' after it or closer (done).
+func (w *scanWalker) member(seg pathSeg, t reflect.Type, depth int, closer byte) (done bool, err error) {
+	w.segs = append(w.segs, seg)
+	err = w.value(t, depth+1)
+	w.segs = w.segs[:len(w.segs)-1]
+	if err != nil {
+		return true, err
+	}
+	w.space()
+	w.i++ // ',' or closer
+	return w.b[w.i-1] == closer, nil
+}
+
+// checkKey checks an object's key (n bytes decoded) against the keys seen
+// before it (folded → as spelled) and, for a struct, its fields; it
+// returns the type of the key's value. path names the object, for errors.
+func checkKey(seen map[string]string, fields map[string]reflect.Type, elem reflect.Type, key string, n int, lim shapeLimits, path func() string) (reflect.Type, error) {
+	if n > lim.str {
+		return nil, fmt.Errorf("at %s: key longer than %d bytes", where(path()), lim.str)
+	}
+	f := foldKey(key)
+	if prev, dup := seen[f]; dup {
+		if prev == key {
+			return nil, fmt.Errorf("at %s: key %q appears twice", where(path()), key)
+		}
+		return nil, fmt.Errorf("at %s: keys %q and %q differ only in case", where(path()), prev, key)
+	}
+	seen[f] = key
+	if fields == nil {
+		return elem, nil
+	}
+	ft, ok := fields[key]
+	if !ok {
+		for name := range fields {
+			if strings.EqualFold(name, key) || foldKey(name) == f {
+				return nil, fmt.Errorf("at %s: key %q is spelled %q in the protocol (keys are case-sensitive)", where(path()), key, name)
+			}
+		}
+		return nil, fmt.Errorf("at %s: unknown key %q", where(path()), key)
+	}
+	return ft, nil
 }
