@@ -83,8 +83,9 @@ func TestPostUpgradeValidation(t *testing.T) {
 		plan []string
 		// causes: what verify -baseline must name.
 		causes []string
-		// unpersist: the host lacks roce's udev rule (removed before the
-		// upgrade), so nothing re-applies its DCB after the reload.
+		// unpersist: the host lacks roce's udev rules (removed before the
+		// upgrade), so nothing re-applies its DCB or rdma_cm defaults after
+		// the reload.
 		unpersist bool
 	}{
 		{
@@ -94,12 +95,12 @@ func TestPostUpgradeValidation(t *testing.T) {
 		},
 		{
 			name: "host NIC firmware, DCB not persisted", target: "host.h1", version: "16.36.1010", unpersist: true,
-			plan:   []string{"host.h1", "nic.eth0.pfc", "pfc_en 0x00 (off)", "rdma_cm.mlx5_0.tos", "file:/etc/udev/rules.d/90-roce-dcb.rules"},
+			plan:   []string{"host.h1", "nic.eth0.pfc", "pfc_en 0x00 (off)", "rdma_cm.mlx5_0.tos", "file:/etc/udev/rules.d/90-roce-dcb.rules", "file:/etc/udev/rules.d/90-roce-rdma_cm.rules"},
 			causes: []string{"cause: no-pause on host.h1: PFC not operational", "cause: version-changed on host.h1: fw.mlx5_0 changed from 16.35.2000 to 16.36.1010"},
 		},
 		{
 			name: "host driver reload, DCB not persisted", target: "host.h2", version: "driver", unpersist: true,
-			plan:   []string{"host.h2", "nic.eth0.pfc", "pfc_en 0x00 (off)", "file:/etc/udev/rules.d/90-roce-dcb.rules"},
+			plan:   []string{"host.h2", "nic.eth0.pfc", "pfc_en 0x00 (off)", "rdma_cm.mlx5_0.tos", "file:/etc/udev/rules.d/90-roce-dcb.rules", "file:/etc/udev/rules.d/90-roce-rdma_cm.rules"},
 			causes: []string{"cause: no-pause on host.h2: PFC not operational"},
 		},
 	}
@@ -107,14 +108,14 @@ func TestPostUpgradeValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l, baseline := upgradeLab(t)
 			if tc.unpersist {
-				unpersist(t, l, strings.TrimPrefix(tc.target, "host."))
+				unpersist(t, l, strings.TrimPrefix(tc.target, "host."), "90-roce-dcb.rules", "90-roce-rdma_cm.rules")
 			}
 			r := roceLab(t, "upgrade", "-lab", l.Dir, tc.target, tc.version)
 			if r.code != 0 {
 				t.Fatalf("roce-lab upgrade\n%s", r)
 			}
 			if tc.unpersist {
-				mustContain(t, "roce-lab upgrade", r.stdout, "nothing re-applies the DCB settings")
+				mustContain(t, "roce-lab upgrade", r.stdout, "nothing re-applies the DCB settings", "nothing re-applies the rdma_cm defaults")
 			}
 			plan := roce(t, l, "", "roce-plan", "-detailed-exitcode", l.Dir)
 			if plan.code != 2 {
@@ -148,45 +149,70 @@ func TestPostUpgradeValidation(t *testing.T) {
 	}
 }
 
-// unpersist removes roce's udev rule from a lab host, as on a host where
-// roce's DCB persistence is not installed.
-func unpersist(t *testing.T, l *lab.Lab, host string) {
+// unpersist removes roce's udev rules (by file name) from a lab host, as
+// on a host where roce's persistence is not installed.
+func unpersist(t *testing.T, l *lab.Lab, host string, rules ...string) {
 	t.Helper()
-	if err := os.Remove(filepath.Join(l.Dir, lab.StateDir, "hosts", host, "etc", "udev", "rules.d", "90-roce-dcb.rules")); err != nil {
-		t.Fatalf("removing the udev rule roce-apply installed: %v", err)
+	for _, r := range rules {
+		if err := os.Remove(filepath.Join(l.Dir, lab.StateDir, "hosts", host, "etc", "udev", "rules.d", r)); err != nil {
+			t.Fatalf("removing the udev rule roce-apply installed: %v", err)
+		}
 	}
 }
 
-// TestHostUpgradePersistedDCB: roce-apply persists a host's DCB settings
-// (a dcb batch file and the udev rule that runs it when the netdev comes
-// back). A driver reload or firmware update then leaves PFC, trust and the
-// DSCP map as they were: the plan names only what is not persisted
-// (rdma_cm's ToS), the probe passes, and only the firmware version differs
-// from the baseline.
-func TestHostUpgradePersistedDCB(t *testing.T) {
+// TestHostUpgradePersisted: roce-apply persists a host's DCB settings (a
+// dcb batch file and the udev rule that runs it when the netdev comes
+// back) and its rdma_cm defaults (a tmpfiles.d file and the udev rule that
+// runs systemd-tmpfiles on it when the RDMA device comes back). A driver
+// reload or firmware update then leaves PFC, trust, the DSCP map and
+// rdma_cm's ToS as they were: the plan is empty, the probe passes, and
+// only the firmware version differs from the baseline. Without the
+// rdma_cm rule the plan names the ToS (and the missing rule) but not DCB.
+func TestHostUpgradePersisted(t *testing.T) {
 	for _, tc := range []struct {
 		name, target, version string
-		verifyCode            int
-		verify                []string
+		// without: roce's rule files removed before the upgrade.
+		without    []string
+		planCode   int
+		plan       []string
+		notPlan    []string
+		verifyCode int
+		verify     []string
 	}{
-		{"driver reload", "host.h2", "driver", 0, []string{"PASS  rocev2: host.h2"}},
-		{"NIC firmware", "host.h1", "16.36.1010", 3, []string{"fw.mlx5_0 changed from 16.35.2000 to 16.36.1010"}},
+		{name: "driver reload", target: "host.h2", version: "driver", planCode: 0,
+			notPlan:    []string{"rdma_cm.mlx5_0.tos", "nic.eth0.pfc", "nic.eth0.trust", "nic.eth0.dcbx", ".rules", "eth0.dcb", "mlx5_0.conf"},
+			verifyCode: 0, verify: []string{"PASS  rocev2: host.h2"}},
+		{name: "NIC firmware", target: "host.h1", version: "16.36.1010", planCode: 0,
+			notPlan:    []string{"rdma_cm.mlx5_0.tos", "nic.eth0.pfc", ".rules", "eth0.dcb", "mlx5_0.conf"},
+			verifyCode: 3, verify: []string{"fw.mlx5_0 changed from 16.35.2000 to 16.36.1010"}},
+		{name: "driver reload, rdma_cm not persisted", target: "host.h2", version: "driver", without: []string{"90-roce-rdma_cm.rules"}, planCode: 2,
+			plan:       []string{"rdma_cm.mlx5_0.tos", "file:/etc/udev/rules.d/90-roce-rdma_cm.rules"},
+			notPlan:    []string{"nic.eth0.pfc", "nic.eth0.trust", "nic.eth0.dcbx", "90-roce-dcb.rules", "eth0.dcb", "mlx5_0.conf"},
+			verifyCode: 0, verify: []string{"PASS  rocev2: host.h2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, baseline := upgradeLab(t)
+			if len(tc.without) > 0 {
+				unpersist(t, l, strings.TrimPrefix(tc.target, "host."), tc.without...)
+			}
 			r := roceLab(t, "upgrade", "-lab", l.Dir, tc.target, tc.version)
 			if r.code != 0 {
 				t.Fatalf("roce-lab upgrade\n%s", r)
 			}
 			mustContain(t, "roce-lab upgrade", r.stdout, "udev re-applied /etc/roce/dcb/eth0.dcb: pfc_en 0x10 (priorities 4)")
-			plan := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", tc.target, l.Dir)
-			if plan.code != 2 {
-				t.Fatalf("the plan after the reload: want the rdma_cm ToS (not persisted)\n%s", plan)
+			if len(tc.without) == 0 {
+				mustContain(t, "roce-lab upgrade", r.stdout, "udev re-applied /etc/roce/rdma_cm/mlx5_0.conf: port 1 default_roce_mode RoCE v2, port 1 default_roce_tos ")
+			} else {
+				mustContain(t, "roce-lab upgrade", r.stdout, "nothing re-applies the rdma_cm defaults")
 			}
-			mustContain(t, "the plan", plan.stdout, "rdma_cm.mlx5_0.tos")
-			for _, not := range []string{"nic.eth0.pfc", "nic.eth0.trust", "nic.eth0.dcbx", "90-roce-dcb.rules", "eth0.dcb"} {
+			plan := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", tc.target, l.Dir)
+			if plan.code != tc.planCode {
+				t.Fatalf("the plan after the reload: want exit %d\n%s", tc.planCode, plan)
+			}
+			mustContain(t, "the plan", plan.stdout, tc.plan...)
+			for _, not := range tc.notPlan {
 				if strings.Contains(plan.stdout, not) {
-					t.Errorf("the plan names %q although the DCB settings were persisted and re-applied:\n%s", not, plan.stdout)
+					t.Errorf("the plan names %q although it was persisted and re-applied:\n%s", not, plan.stdout)
 				}
 			}
 			v := roce(t, l, "", "roce-verify", "-baseline", baseline, l.Dir)

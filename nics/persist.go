@@ -56,10 +56,14 @@ func dcbPersistNetdev(p string) (string, bool) {
 	return nd, true
 }
 
-// isDCBPersistFile reports whether p is one of the persisted DCB files
-// (managed: the agent reads and writes it).
+// isDCBPersistFile reports whether p is one of the persisted DCB or
+// rdma_cm files (persist_rdmacm.go) — managed: the agent reads and writes
+// it.
 func isDCBPersistFile(p string) bool {
-	if p == FileDCBUdevRule {
+	if p == FileDCBUdevRule || p == FileRDMACMUdevRule {
+		return true
+	}
+	if _, ok := rdmacmPersistDevice(p); ok {
 		return true
 	}
 	_, ok := dcbPersistNetdev(p)
@@ -124,17 +128,14 @@ var (
 	reBatchApp  = regexp.MustCompile(`^app replace dev (\S+) dscp-prio ([0-9]{1,2}):([0-7])$`)
 )
 
-// persistSpec is the content check of a persisted DCB file (fileSpecs).
+// persistSpec is the content check of a persisted DCB or rdma_cm file
+// (fileSpecs).
 func persistSpec(p string) (fileSpec, bool) {
+	if spec, ok := rdmacmPersistSpec(p); ok {
+		return spec, true
+	}
 	if p == FileDCBUdevRule {
-		return fileSpec{format: FormatLines, ownFile: true, line: func(l string) error {
-			for _, w := range udevRuleLines() {
-				if l == w {
-					return nil
-				}
-			}
-			return fmt.Errorf("line %q is not roce's rule (a udev rule runs its program as root: roce writes only %q)", l, udevRuleLines()[1])
-		}}, true
+		return exactLinesSpec(udevRuleLines()), true
 	}
 	nd, ok := dcbPersistNetdev(p)
 	if !ok {
@@ -208,6 +209,41 @@ func ParseDCBBatch(netdev string, data []byte) (*DCBState, error) {
 // would set them. Without the rule (or its file) nothing is restored.
 // Returns one sentence per netdev. LAB ONLY.
 func LabReapplyDCB(ctx context.Context, root string) ([]string, error) {
+	return labReplayUdev(ctx, root, udevReplay{
+		rule: FileDCBUdevRule, ruleLine: udevRuleLines()[1], dir: DCBPersistDir, kind: "netdev",
+		what: "the DCB settings, they stay at the driver's defaults",
+		name: dcbPersistNetdev,
+		apply: func(_ *System, nd string, data []byte) (string, error) {
+			want, err := ParseDCBBatch(nd, data)
+			if err != nil {
+				return "", err
+			}
+			if err := labSetDCB(root, nd, want); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("udev re-applied %s: %s", DCBPersistPath(nd), describeDCB(want)), nil
+		},
+	})
+}
+
+// udevReplay describes one of roce's udev rules for labReplayUdev.
+type udevReplay struct {
+	rule, ruleLine string // the rule file and roce's rule in it
+	dir            string // where the persisted files are
+	kind           string // what a file is named after ("netdev")
+	what           string // what nothing re-applies without the rule
+	// name returns the netdev or device a persisted file path is for.
+	name func(p string) (string, bool)
+	// apply re-applies one persisted file's content and says what it
+	// set; "" when udev would not run the rule for it.
+	apply func(s *System, name string, data []byte) (string, error)
+}
+
+// labReplayUdev plays one of roce's udev rules on a lab host after a
+// driver reload: when the rule is installed, every persisted file in
+// r.dir is read (beneath the root, never through a symlink) and applied.
+// Returns one sentence per file, or why nothing was re-applied.
+func labReplayUdev(ctx context.Context, root string, r udevReplay) ([]string, error) {
 	if err := checkLabRoot(root); err != nil {
 		return nil, err
 	}
@@ -218,46 +254,59 @@ func LabReapplyDCB(ctx context.Context, root string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rule, _, err := s.readBeneath(FileDCBUdevRule)
+	rule, _, err := s.readBeneath(r.rule)
 	if errors.Is(err, fs.ErrNotExist) {
-		return []string{"no " + FileDCBUdevRule + ": nothing re-applies the DCB settings, they stay at the driver's defaults"}, nil
+		return []string{"no " + r.rule + ": nothing re-applies " + r.what}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !hasLine(rule, udevRuleLines()[1]) {
-		return []string{FileDCBUdevRule + " does not hold roce's rule: nothing re-applied"}, nil
+	if !hasLine(rule, r.ruleLine) {
+		return []string{r.rule + " does not hold roce's rule: nothing re-applied"}, nil
 	}
-	ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(DCBPersistDir)))
+	ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(r.dir)))
 	if errors.Is(err, fs.ErrNotExist) {
-		return []string{"udev rule present but " + DCBPersistDir + " is empty: nothing re-applied"}, nil
+		return []string{"udev rule present but " + r.dir + " is empty: nothing re-applied"}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, e := range ents {
-		nd, ok := dcbPersistNetdev(DCBPersistDir + "/" + e.Name())
+		p := r.dir + "/" + e.Name()
+		n, ok := r.name(p)
 		if !ok {
 			continue
 		}
-		b, _, err := s.readBeneath(DCBPersistPath(nd))
+		b, _, err := s.readBeneath(p)
 		if err != nil {
 			return out, err
 		}
-		want, err := ParseDCBBatch(nd, b)
+		said, err := r.apply(s, n, b)
 		if err != nil {
 			return out, err
 		}
-		if err := labSetDCB(root, nd, want); err != nil {
-			return out, err
+		if said != "" {
+			out = append(out, said)
 		}
-		out = append(out, fmt.Sprintf("udev re-applied %s: %s", DCBPersistPath(nd), describeDCB(want)))
 	}
 	if len(out) == 0 {
-		out = append(out, "udev rule present but no netdev has a file in "+DCBPersistDir+": nothing re-applied")
+		out = append(out, "udev rule present but no "+r.kind+" has a file in "+r.dir+": nothing re-applied")
 	}
 	return out, nil
+}
+
+// exactLinesSpec is the content check of one of roce's udev rule files:
+// every line must be one of lines (a udev rule runs its program as root).
+func exactLinesSpec(lines []string) fileSpec {
+	return fileSpec{format: FormatLines, ownFile: true, line: func(l string) error {
+		for _, w := range lines {
+			if l == w {
+				return nil
+			}
+		}
+		return fmt.Errorf("line %q is not roce's rule (a udev rule runs its program as root: roce writes only %q)", l, lines[len(lines)-1])
+	}}
 }
 
 // labSetDCB sets a lab netdev's emulated DCB state as `dcb -b` would set

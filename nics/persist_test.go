@@ -133,30 +133,40 @@ func TestPersistOwnFileRefusesPlantedLine(t *testing.T) {
 	}
 }
 
-// TestPersistSymlinkRefused: a persisted file that is a symlink (to a
-// file outside the root or anywhere) is neither read nor written through.
+// TestPersistSymlinkRefused: a persisted file (DCB batch, rdma_cm
+// tmpfiles.d file, either udev rule) that is a symlink (to a file outside
+// the root or anywhere) is neither read nor written through.
 func TestPersistSymlinkRefused(t *testing.T) {
-	root, s := seededLab(t)
-	outside := filepath.Join(t.TempDir(), "target")
-	if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(root, filepath.FromSlash(DCBPersistPath("eth0")))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, p); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.readFile(FileState{Path: DCBPersistPath("eth0"), Format: FormatLines}); err == nil {
-		t.Error("read through a symlink")
-	}
-	lines := dcbBatchLines("eth0", &DCBState{PFCEnabled: 1 << 4})
-	if err := s.writeFile(context.Background(), FileState{Path: DCBPersistPath("eth0"), Format: FormatLines, Exists: true, Lines: lines}, nil); err == nil {
-		t.Error("wrote through a symlink")
-	}
-	if b, _ := os.ReadFile(outside); string(b) != "outside\n" {
-		t.Errorf("the symlink's target changed: %q", b)
+	for _, f := range []FileState{
+		{Path: DCBPersistPath("eth0"), Lines: dcbBatchLines("eth0", &DCBState{PFCEnabled: 1 << 4})},
+		{Path: FileDCBUdevRule, Lines: udevRuleLines()},
+		{Path: RDMACMPersistPath("mlx5_0"), Lines: rdmacmPersistLines("mlx5_0", []RDMACMState{{Port: 1, ToS: 106, Mode: gidTypeV2}})},
+		{Path: FileRDMACMUdevRule, Lines: rdmacmUdevRuleLines()},
+	} {
+		t.Run(f.Path, func(t *testing.T) {
+			root, s := seededLab(t)
+			outside := filepath.Join(t.TempDir(), "target")
+			if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, filepath.FromSlash(f.Path))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, p); err != nil {
+				t.Fatal(err)
+			}
+			f.Format, f.Exists = FormatLines, true
+			if _, err := s.readFile(FileState{Path: f.Path, Format: FormatLines}); err == nil {
+				t.Error("read through a symlink")
+			}
+			if err := s.writeFile(context.Background(), f, nil); err == nil {
+				t.Error("wrote through a symlink")
+			}
+			if b, _ := os.ReadFile(outside); string(b) != "outside\n" {
+				t.Errorf("the symlink's target changed: %q", b)
+			}
+		})
 	}
 }
 
@@ -168,15 +178,7 @@ func TestLabReapplyDCB(t *testing.T) {
 	for _, withRule := range []bool{true, false} {
 		root, s := seededLab(t)
 		ctx := context.Background()
-		write := func(p string, lines []string) {
-			f := filepath.Join(root, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		write := func(p string, lines []string) { writeRootFile(t, root, p, strings.Join(lines, "\n")+"\n") }
 		write(DCBPersistPath("eth0"), dcbBatchLines("eth0", want))
 		if withRule {
 			write(FileDCBUdevRule, udevRuleLines())
@@ -207,28 +209,49 @@ func TestLabReapplyDCB(t *testing.T) {
 	}
 }
 
-// TestLabReapplyRefusesBadBatch: a batch file that is not roce's is not
-// applied; the error names the file and line.
+// TestLabReapplyRefusesBadBatch: a persisted file that is not roce's
+// (a DCB batch, an rdma_cm tmpfiles.d file) is not applied; the error
+// names the file and line. A root that is not a lab host is refused.
 func TestLabReapplyRefusesBadBatch(t *testing.T) {
-	root, _ := seededLab(t)
-	for p, content := range map[string]string{
-		FileDCBUdevRule:        strings.Join(udevRuleLines(), "\n") + "\n",
-		DCBPersistPath("eth0"): "dcbx set dev eth0 host ieee\nbuffer set dev eth0 buffer-size all:0\n",
+	for _, tc := range []struct {
+		name    string
+		reapply func(context.Context, string) ([]string, error)
+		files   map[string]string
+		want    string
+	}{
+		{"dcb", LabReapplyDCB, map[string]string{
+			FileDCBUdevRule:        strings.Join(udevRuleLines(), "\n") + "\n",
+			DCBPersistPath("eth0"): "dcbx set dev eth0 host ieee\nbuffer set dev eth0 buffer-size all:0\n",
+		}, "/etc/roce/dcb/eth0.dcb line 2"},
+		{"rdma_cm", LabReapplyRDMACM, map[string]string{
+			FileRDMACMUdevRule:          strings.Join(rdmacmUdevRuleLines(), "\n") + "\n",
+			RDMACMPersistPath("mlx5_0"): "d /sys/kernel/config/rdma_cm/mlx5_0 - - - -\nw /etc/passwd - - - - x\n",
+		}, "/etc/roce/rdma_cm/mlx5_0.conf line 2"},
 	} {
-		f := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			root, _ := seededLab(t)
+			for p, content := range tc.files {
+				writeRootFile(t, root, p, content)
+			}
+			if _, err := tc.reapply(context.Background(), root); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("bad file: %v, want %q", err, tc.want)
+			}
+			if _, err := tc.reapply(context.Background(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a lab host tree") {
+				t.Errorf("non-lab root: %v", err)
+			}
+		})
 	}
-	_, err := LabReapplyDCB(context.Background(), root)
-	if err == nil || !strings.Contains(err.Error(), "/etc/roce/dcb/eth0.dcb line 2") {
-		t.Errorf("bad batch: %v", err)
+}
+
+// writeRootFile writes content to p beneath root, making its directories.
+func writeRootFile(t *testing.T, root, p, content string) {
+	t.Helper()
+	f := filepath.Join(root, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := LabReapplyDCB(context.Background(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a lab host tree") {
-		t.Errorf("non-lab root: %v", err)
+	if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -119,6 +119,7 @@ func resolveWith(ctx context.Context, desired *HostState, facts resolveFacts) (*
 		r.Files = append(r.Files, FileState{Path: ModprobeFile, Format: FormatLines, Exists: true,
 			Lines: []string{fmt.Sprintf("options rdma_cm def_prec2sl=%d", modprobe)}})
 	}
+	r.Files = addRDMACMPersistFiles(r.Files, r.RDMACM) // persist_rdmacm.go: rdma_cm defaults re-applied after a driver reload
 	for i := range r.Files {
 		f := &r.Files[i]
 		for j := range f.Entries {

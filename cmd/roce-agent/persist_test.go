@@ -52,15 +52,24 @@ func refusedUntouched(t *testing.T, desired *nics.HostState) {
 // A persisted DCB file that is a symlink is neither read through nor
 // written through; the outside stays as it was.
 func TestPersistedDCBSymlinkRefused(t *testing.T) {
+	symlinkRefused(t, nics.FileState{Path: nics.DCBPersistPath("eth0"), Format: nics.FormatLines, Exists: true,
+		Lines: []string{"dcbx set dev eth0 host ieee", "pfc set dev eth0 prio-pfc all:off 4:on"}})
+}
+
+// symlinkRefused: with f's path a symlink to a file outside the root, a
+// read and an apply of f fail saying why, echo nothing of the target, and
+// leave it as it was.
+func symlinkRefused(t *testing.T, f nics.FileState) {
+	t.Helper()
 	base := t.TempDir()
 	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
-	must(t, os.MkdirAll(filepath.Join(root, "etc/roce/dcb"), 0o755))
+	link := filepath.Join(root, filepath.FromSlash(f.Path))
+	must(t, os.MkdirAll(filepath.Dir(link), 0o755))
 	must(t, os.MkdirAll(outside, 0o755))
 	must(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("SECRET-MARKER\n"), 0o600))
-	must(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "etc/roce/dcb/eth0.dcb")))
+	must(t, os.Symlink(filepath.Join(outside, "secret"), link))
 	want := fileTree(t, outside)
-	d := &nics.HostState{Files: []nics.FileState{{Path: nics.DCBPersistPath("eth0"), Format: nics.FormatLines, Exists: true,
-		Lines: []string{"dcbx set dev eth0 host ieee", "pfc set dev eth0 prio-pfc all:off 4:on"}}}}
+	d := &nics.HostState{Files: []nics.FileState{f}}
 	for _, op := range []string{agentproto.OpRead, agentproto.OpApply} {
 		r := callAgent(t, root, agentproto.Request{Op: op, Desired: d})
 		if r.OK {

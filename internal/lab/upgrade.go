@@ -179,12 +179,20 @@ func (l *Lab) Upgrade(ctx context.Context, req UpgradeRequest) UpgradeReply {
 			rep.Error = err.Error()
 			return rep
 		}
-		// The netdev comes back: udev runs the rule roce-apply installed
+		// The netdev comes back: udev runs the DCB rule roce-apply installed
 		// (if it did), which re-applies the persisted DCB settings.
 		re, err := nics.LabReapplyDCB(ctx, root)
 		rep.Changes = append(rep.Changes, re...)
 		if err != nil {
 			rep.Error = "after the reload, re-applying the persisted DCB settings failed: " + err.Error()
+			return rep
+		}
+		// The RDMA device comes back too: udev runs roce's rdma_cm rule (if
+		// installed), which re-applies the persisted ToS and RoCE mode.
+		re, err = nics.LabReapplyRDMACM(ctx, root)
+		rep.Changes = append(rep.Changes, re...)
+		if err != nil {
+			rep.Error = "after the reload, re-applying the persisted rdma_cm defaults failed: " + err.Error()
 			return rep
 		}
 		why := "driver reload"
