@@ -617,7 +617,7 @@ func (c *Config) insert(o *Object) {
 			}
 		}
 	}
-	c.Objects = append(c.Objects[:at], append([]*Object{o}, c.Objects[at:]...)...)
+	c.Objects = slices.Insert(c.Objects, at, o) // in place when there is room
 }
 
 // remove deletes the object (by identity).

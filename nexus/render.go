@@ -353,19 +353,26 @@ func reconcileClasses(existing *Object, want []*PolicyClass) []*PolicyClass {
 	if existing == nil {
 		return want
 	}
-	byName := map[string]*PolicyClass{}
-	for _, c := range want {
-		byName[c.Name] = c
+	// by name, the last of a repeated name winning, as a map would
+	wanted := func(name string) *PolicyClass {
+		var w *PolicyClass
+		for _, c := range want {
+			if c.Name == name {
+				w = c
+			}
+		}
+		return w
 	}
-	var out []*PolicyClass
+	out := make([]*PolicyClass, 0, len(existing.Classes)+len(want))
+	var kept []string
 	for _, c := range existing.Classes {
-		if w, ok := byName[c.Name]; ok {
+		if w := wanted(c.Name); w != nil && !slices.Contains(kept, c.Name) {
 			out = append(out, &PolicyClass{Name: c.Name, Actions: reconcile(c.Actions, w.Actions)})
-			delete(byName, c.Name)
+			kept = append(kept, c.Name)
 		}
 	}
 	for _, w := range want {
-		if _, ok := byName[w.Name]; !ok {
+		if slices.Contains(kept, w.Name) {
 			continue
 		}
 		at := len(out)
@@ -373,6 +380,9 @@ func reconcileClasses(existing *Object, want []*PolicyClass) []*PolicyClass {
 			at--
 		}
 		out = slices.Insert(out, at, w)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -181,7 +181,11 @@ func (r *renderer) allocateGroups(classes []*policies.Lossless, carQoS, carNQ, c
 			}
 		}
 	}
-	for typ, cls := range map[string][]*PolicyClass{TypeNetworkQoS: carNQ, TypeQueuing: carQ} {
+	for _, tc := range [...]struct {
+		typ string
+		cls []*PolicyClass
+	}{{TypeNetworkQoS, carNQ}, {TypeQueuing, carQ}} {
+		typ, cls := tc.typ, tc.cls
 		for _, c := range cls {
 			if c.Name == "class-fcoe" {
 				used[fcoeQoSGroup] = true

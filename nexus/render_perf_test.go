@@ -253,3 +253,35 @@ func TestRenderSharesOnlyWhatItKeeps(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileClasses: classes that stay keep the existing order (a name
+// the existing policy repeats is kept once, with the last wanted actions),
+// new ones go before class-default in the order wanted, dropped ones go.
+func TestReconcileClasses(t *testing.T) {
+	pc := func(name string, actions ...string) *PolicyClass { return &PolicyClass{Name: name, Actions: actions} }
+	names := func(cls []*PolicyClass) string {
+		var b strings.Builder
+		for _, c := range cls {
+			b.WriteString(c.Name + "[" + strings.Join(c.Actions, ",") + "] ")
+		}
+		return b.String()
+	}
+	for _, tt := range []struct {
+		existing []*PolicyClass
+		want     []*PolicyClass
+		out      string
+	}{
+		{nil, nil, ""},
+		{[]*PolicyClass{pc("A", "mtu 1500"), pc("B"), pc("class-default", "mtu 1500")},
+			[]*PolicyClass{pc("C", "pause no-drop"), pc("A", "mtu 9216"), pc("class-default", "mtu 1500")},
+			"A[mtu 9216] C[pause no-drop] class-default[mtu 1500] "},
+		{[]*PolicyClass{pc("A"), pc("A", "x")},
+			[]*PolicyClass{pc("A", "set qos-group 2"), pc("A", "set qos-group 3"), pc("N"), pc("N", "y")},
+			"A[set qos-group 3] N[] N[y] "},
+	} {
+		got := reconcileClasses(&Object{Kind: KindPolicyMap, Type: TypeQoS, Name: "P", Classes: tt.existing}, tt.want)
+		if names(got) != tt.out {
+			t.Errorf("reconcileClasses(%s, %s) = %q, want %q", names(tt.existing), names(tt.want), names(got), tt.out)
+		}
+	}
+}
