@@ -8,11 +8,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/rocefabric/roce/policies"
 )
@@ -90,7 +92,8 @@ func dial(sw *policies.Switch, dir string, secret policies.Secret) (*grpc.Client
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(tc)}
 	if secret.Username != "" {
 		plain := sw.TLS != nil && sw.TLS.Plaintext
-		opts = append(opts, grpc.WithPerRPCCredentials(passwordCreds{user: secret.Username, pass: secret.Password, tls: !plain}))
+		opts = append(opts, grpc.WithPerRPCCredentials(passwordCreds{user: secret.Username, pass: secret.Password, tls: !plain}),
+			grpc.WithUnaryInterceptor(scrubSecret(secret.Password)))
 	}
 	addr := sw.Address
 	if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -101,4 +104,28 @@ func dial(sw *policies.Switch, dir string, secret policies.Secret) (*grpc.Client
 		return nil, nil, fmt.Errorf("switch.%s: gNMI client for %s: %w", sw.Name, addr, err)
 	}
 	return conn, gpb.NewGNMIClient(conn), nil
+}
+
+// scrubSecret takes the password out of every error an RPC returns: the
+// target is sent the password and may echo it ("login failed for
+// admin/<password>"), and roce prints errors in plans, reports and PR
+// comments (docs/security.md). The password and its encodings
+// (policies.SecretForms) become policies.Redacted; the gRPC code stays.
+func scrubSecret(pass string) grpc.UnaryClientInterceptor {
+	forms := policies.SecretForms(pass)
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		if err == nil {
+			return nil
+		}
+		st, _ := status.FromError(err) // a non-status error: Unknown with its text
+		msg := st.Message()
+		for _, f := range forms {
+			msg = strings.ReplaceAll(msg, f, policies.Redacted)
+		}
+		if msg == st.Message() {
+			return err
+		}
+		return status.Error(st.Code(), msg)
+	}
 }
