@@ -24,6 +24,10 @@ type txn struct {
 	// tp is the plan being applied or recovered: it tells roce's own
 	// changes from anyone else's in a rollback patch.
 	tp *plan.TargetPlan
+	// warnings and saveErr are what an applied target reports besides
+	// its status: the change was not saved, and what to do (save.go).
+	warnings []string
+	saveErr  error
 }
 
 func (x *txn) open(ctx context.Context) (*conn, error) {
@@ -81,8 +85,13 @@ func (t *Target) transact(tp *plan.TargetPlan, fn func(x *txn) (string, error)) 
 	res.Status = status
 	res.Transcript = x.transcript()
 	res.Duration = time.Since(start)
+	res.Warnings = x.warnings
 	if err != nil {
 		res.Error = err.Error()
+	} else if x.saveErr != nil {
+		// Applied and verified, then not saved: the status stays applied
+		// (the change is on the switch, and is not rolled back for it).
+		res.Error = fmt.Sprintf("%s: %v", t.Address(), x.saveErr)
 	}
 	return res, err
 }
@@ -251,7 +260,7 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		// Applied and verified; a later -recover reads it back as applied.
 		t.log.Warn("applied and verified, but the apply journal could not record it", "target", t.Address(), "error", err)
 	}
-	t.removeCheckpoint(ctx, x, c, "applied")
+	t.finishApplied(ctx, x, c, tp)
 	return plan.StatusApplied, nil
 }
 

@@ -416,11 +416,24 @@ func (t *Target) readCommands(withFacts bool) []string {
 			cmds = append(cmds, "show vdc current-vdc")
 		}
 	}
+	cmds = append(cmds, t.configCommands("show running-config")...)
+	if withFacts {
+		// The saved configuration of the same sections, in the same
+		// exchange: whether a reload would keep roce's change (save.go).
+		cmds = append(cmds, t.configCommands("show startup-config")...)
+	}
+	return cmds
+}
+
+// configCommands are the reads of the managed configuration: show is
+// "show running-config" or "show startup-config".
+func (t *Target) configCommands(show string) []string {
+	var cmds []string
 	for _, sec := range sections {
-		cmds = append(cmds, "show running-config "+sec)
+		cmds = append(cmds, show+" "+sec)
 	}
 	if len(t.ifaces) > 0 {
-		cmds = append(cmds, "show running-config interface "+interfaceList(t.ifaces))
+		cmds = append(cmds, show+" interface "+interfaceList(t.ifaces))
 	}
 	return cmds
 }
@@ -457,6 +470,11 @@ func (t *Target) readParts(parts []string, facts *state) (*state, error) {
 		}
 	} else {
 		st = &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName}
+	}
+	if withFacts {
+		n := len(t.configCommands("show running-config"))
+		st.takeStartup(parts[n:])
+		parts = parts[:n]
 	}
 	var text strings.Builder
 	for _, p := range parts {

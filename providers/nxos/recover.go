@@ -21,6 +21,8 @@ const (
 	stepRollback          = "rollback"           // rollback to the checkpoint is about to be sent
 	stepRolledBack        = "rolled-back"        // the read-back equals before
 	stepCheckpointRemoved = "checkpoint-removed" // the checkpoint is gone
+	// stepSave and stepSaved (save.go): the save is about to be sent, and
+	// the switch answered that it is done.
 )
 
 // maxCheckpoints is NX-OS's limit on user checkpoints: "Maximum number of
@@ -249,6 +251,10 @@ func (t *Target) recover(ctx context.Context, e *plan.JournalEntry, x *txn) (str
 	}
 	if len(left) == 0 && t.verifyApplied(st, desired) == nil {
 		drop("already applied")
+		// The run may have stopped between its verify and its save.
+		if objs := t.unsavedObjects(st, nil); len(objs) > 0 {
+			x.warnings = append(x.warnings, unsavedWarning(objs))
+		}
 		return plan.StatusApplied, nil
 	}
 	if st.fingerprint == tp.Fingerprint {

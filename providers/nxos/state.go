@@ -25,6 +25,20 @@ type state struct {
 	// vdcID/vdcName: the VDC the session is in (7000; 0 when unknown).
 	vdcID   int
 	vdcName string
+	// startup is the normalised text of the same sections in the startup
+	// configuration (`show startup-config`), read with the facts;
+	// startupRead is false for a re-read or a capture, which have none.
+	startup     string
+	startupRead bool
+}
+
+// takeStartup keeps the answers to the startup-config reads.
+func (st *state) takeStartup(parts []string) {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(normaliseRunning(p))
+	}
+	st.startup, st.startupRead = b.String(), true
 }
 
 // sections are the `show running-config` sections read, in order. ACLs

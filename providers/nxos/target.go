@@ -176,6 +176,12 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	if tp.Changes == nil {
 		tp.Changes = []plan.Change{}
 	}
+	if t.sw.Capture == "" {
+		tp.Payload = t.payload()
+	}
+	if objs := t.unsavedObjects(st, changes); len(objs) > 0 {
+		tp.Warnings = append(tp.Warnings, unsavedWarning(objs))
+	}
 	return tp, nil
 }
 
@@ -257,7 +263,20 @@ func (t *Target) readLive(c *conn) (*state, error) {
 			return nil, err
 		}
 	}
-	return t.readConfig(c, st)
+	var saved []string
+	for _, cmd := range t.configCommands("show startup-config") {
+		out, err := c.command(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", cmd, err)
+		}
+		saved = append(saved, out)
+	}
+	live, err := t.readConfig(c, st)
+	if err != nil {
+		return nil, err
+	}
+	live.takeStartup(saved)
+	return live, nil
 }
 
 // readConfig reads the managed configuration into a copy of st (version,
@@ -268,15 +287,7 @@ func (t *Target) readConfig(c *conn, facts *state) (*state, error) {
 	}
 	st := &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName}
 	var text strings.Builder
-	for _, sec := range sections {
-		out, err := c.command("show running-config " + sec)
-		if err != nil {
-			return nil, fmt.Errorf("read show running-config %s: %w", sec, err)
-		}
-		text.WriteString(normaliseRunning(out))
-	}
-	if len(t.ifaces) > 0 {
-		cmd := "show running-config interface " + interfaceList(t.ifaces)
+	for _, cmd := range t.configCommands("show running-config") {
 		out, err := c.command(cmd)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", cmd, err)
