@@ -127,7 +127,11 @@ const MaxNetdevName = 15
 // CheckNetdevName applies the kernel's rule for network device names
 // (dev_valid_name: 1-15 bytes, not "." or "..", no '/', ':' or white
 // space), so a name that would fail at `ip link` or escape a /sys path
-// fails at validate instead.
+// fails at validate instead. It also refuses '#', which the kernel allows
+// but which starts a comment in the iproute2 batch files roce persists a
+// host's DCB in (`dcb -b`: iproute2's lib/utils.c getcmdline cuts each
+// line at its first '#'), so `pfc set dev eth0#x …` would run as
+// `pfc set dev eth0` (docs/security.md).
 func CheckNetdevName(name string) error {
 	switch {
 	case name == "":
@@ -138,6 +142,8 @@ func CheckNetdevName(name string) error {
 		return fmt.Errorf("network device name %s is not allowed", strconv.Quote(name))
 	case strings.ContainsAny(name, "/:*?\"'\\ \t\r\n\v\f\x00"):
 		return fmt.Errorf("network device name %s holds '/', ':', a wildcard, a quote or white space, which the kernel refuses", strconv.Quote(name))
+	case strings.Contains(name, "#"):
+		return fmt.Errorf("network device name %s holds '#', which starts a comment in the dcb batch file roce persists the netdev's DCB in; rename the netdev (ip link set NAME name NEW) or leave it out of the policy", strconv.Quote(name))
 	}
 	return nil
 }
