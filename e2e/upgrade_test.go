@@ -201,7 +201,7 @@ func TestHostUpgradePersisted(t *testing.T) {
 			}
 			mustContain(t, "roce-lab upgrade", r.stdout, "udev re-applied /etc/roce/dcb/eth0.dcb: pfc_en 0x10 (priorities 4)")
 			if len(tc.without) == 0 {
-				mustContain(t, "roce-lab upgrade", r.stdout, "udev re-applied /etc/roce/rdma_cm/mlx5_0.conf: port 1 default_roce_mode RoCE v2, port 1 default_roce_tos ")
+				mustContain(t, "roce-lab upgrade", r.stdout, "udev re-applied /etc/roce/rdma_cm/mlx5_0.conf: port 1 default_roce_mode RoCE v2, port 1 default_roce_tos 104")
 			} else {
 				mustContain(t, "roce-lab upgrade", r.stdout, "nothing re-applies the rdma_cm defaults")
 			}
