@@ -138,7 +138,11 @@ func (d *differ) upsert(o *Object) error {
 		d.add(ch) // a template copy that needs no edit
 		return nil
 	}
-	ch.Commands = append(ch.Commands, headerCommand(o))
+	header := ch.Address // an ACL's or policy-map's header is its Key: one string, not two
+	if o.Kind != KindACL && o.Kind != KindPolicyMap {
+		header = headerCommand(o)
+	}
+	ch.Commands = append(ch.Commands, header)
 	ch.Commands = append(ch.Commands, body...)
 	d.add(ch)
 	return nil
@@ -297,7 +301,7 @@ func (d *differ) systemQoS() error {
 		}
 	}
 	ch.Note = strings.Join(notes, "; ")
-	ch.Commands = append([]string{"system qos"}, body...)
+	ch.Commands = append(append(make([]string, 0, 1+len(body)), "system qos"), body...)
 	d.add(ch)
 	return nil
 }
@@ -317,7 +321,7 @@ func (d *differ) iface(o *Object) {
 	if len(body) == 0 {
 		return
 	}
-	ch.Commands = append([]string{"interface " + o.Name}, body...)
+	ch.Commands = append(append(make([]string, 0, 1+len(body)), ch.Address), body...) // the Key is the header: "interface NAME"
 	d.add(ch)
 }
 
