@@ -248,7 +248,8 @@ func typeAt(t *testing.T, addr, password string, lines []string) (string, ssh.Pu
 
 // docs/tutorial.md, step 3: the verify report after the NX-OS upgrade has
 // the excerpt the tutorial shows as consecutive lines (a line ending in
-// "..." is a prefix of the report's).
+// "..." is a prefix of the report's). Step 4: a verify of the canary
+// switch and its one host runs no probe, and says so.
 func TestNewcomerTutorialVerifyExcerpt(t *testing.T) {
 	l, baseline := upgradeLab(t)
 	if r := roceLab(t, "upgrade", "-lab", l.Dir, "switch.n7k-1", "5.1(5)"); r.code != 0 {
@@ -272,16 +273,24 @@ func TestNewcomerTutorialVerifyExcerpt(t *testing.T) {
 		return got[i] == w
 	}
 	// The excerpt is one run of consecutive report lines.
+	found := false
 	for start := range got {
 		n := 0
 		for n < len(want) && start+n < len(got) && matches(start+n, want[n]) {
 			n++
 		}
-		if n == len(want) {
-			return
-		}
+		found = found || n == len(want)
 	}
-	t.Fatalf("docs/tutorial.md shows these lines of the verify report, but the report has no such run of consecutive lines:\n%s\n--- the report\n%s", strings.Join(want, "\n"), v.stdout)
+	if !found {
+		t.Errorf("docs/tutorial.md shows these lines of the verify report, but the report has no such run of consecutive lines:\n%s\n--- the report\n%s", strings.Join(want, "\n"), v.stdout)
+	}
+
+	// Step 4, "Canary, then the rest": verify of one switch and its one
+	// host passes without a probe, its coverage check skipped and saying so.
+	one := roce(t, l, "", "roce-verify", "-target", "switch.n5k-1", "-target", "host.h1", l.Dir)
+	if one.code != 0 || !strings.Contains(one.stdout, "SKIP  coverage") || !strings.Contains(one.stdout, "a probe needs two") {
+		t.Errorf("verify of one switch and one host: want exit 0 and the coverage check skipped (a probe needs two hosts)\n%s", one)
+	}
 }
 
 // examples/ci/README.md: a plan made in one checkout and applied from
@@ -352,5 +361,36 @@ func TestNewcomerPlanAppliedFromAnotherCheckout(t *testing.T) {
 	r = runInDir(t, apply2, "roce-apply", append(vars, "-dir", "fabric", "plan.roce")...)
 	if r.code != 1 || !strings.Contains(r.stderr, "changed since this plan was made") {
 		t.Fatalf("roce-apply -dir with a policy changed since the plan: want it refused\n%s", r)
+	}
+}
+
+// docs/lab.md: roce-lab down removes lab.vars and the host trees and
+// keeps the log, the last password, known_hosts and PKI in .lab/.
+func TestNewcomerLabDownKeepsItsLog(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(t.TempDir(), "lab")
+	if err := copyTree(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "lab"), dir); err != nil {
+		t.Fatal(err)
+	}
+	if r := roceLab(t, "up", "-d", dir); r.code != 0 {
+		t.Fatalf("roce-lab up -d\n%s", r)
+	}
+	state := filepath.Join(dir, ".lab")
+	if _, err := os.Stat(filepath.Join(state, "lab.vars")); err != nil {
+		_ = roceLab(t, "down", dir)
+		t.Fatalf("a running lab has no lab.vars: %v", err)
+	}
+	if r := roceLab(t, "down", dir); r.code != 0 {
+		t.Fatalf("roce-lab down\n%s", r)
+	}
+	for _, gone := range []string{"lab.vars", "hosts"} {
+		if _, err := os.Stat(filepath.Join(state, gone)); !os.IsNotExist(err) {
+			t.Errorf("after roce-lab down, .lab/%s is still there (%v)", gone, err)
+		}
+	}
+	for _, kept := range []string{"lab.log", "password", "known_hosts", "pki"} {
+		if _, err := os.Stat(filepath.Join(state, kept)); err != nil {
+			t.Errorf("docs/lab.md says roce-lab down keeps .lab/%s: %v", kept, err)
+		}
 	}
 }
