@@ -92,24 +92,44 @@ func splitOutside(s string, sep byte) []string {
 	return append(out, s[start:])
 }
 
-// instIndex is instance data indexed for leafref evaluation.
+// instIndex is instance data indexed for leafref evaluation and the
+// list and mandatory checks. Nodes are keyed by their path's Key, built
+// once per node.
 type instIndex struct {
-	children map[string][]gpath.Path // node path key -> child node paths
-	values   map[string]string       // leaf path key -> value (a leaf-list: each value, joined by "\x00")
+	nodes    map[string]gpath.Path // every node (leaf, entry, container) by key
+	children map[string][]nodeRef  // node key -> child nodes
+	values   map[string]string     // leaf key -> value (a leaf-list: its values joined by "\x00")
+	leafKeys []string              // the key of each instance leaf, in order
+}
+
+type nodeRef struct {
+	path gpath.Path
+	key  string
+}
+
+// childKey is the key of the child e of the node whose key is parent
+// (gpath.Path.Key: "/" for the root, "/a/b[k=v]" below it).
+func childKey(parent string, e gpath.Elem) string {
+	if parent == "/" {
+		return "/" + e.String()
+	}
+	return parent + "/" + e.String()
 }
 
 func newInstIndex(inst []instLeaf) *instIndex {
-	x := &instIndex{children: map[string][]gpath.Path{}, values: map[string]string{}}
-	seen := map[string]bool{}
+	x := &instIndex{nodes: map[string]gpath.Path{}, children: map[string][]nodeRef{}, values: map[string]string{}}
 	for _, l := range inst {
-		for j := 1; j <= len(l.path); j++ {
-			p := l.path[:j]
-			if k := p.Key(); !seen[k] {
-				seen[k] = true
-				parent := p[:j-1].Key()
-				x.children[parent] = append(x.children[parent], p)
+		key := "/"
+		for j := range l.path {
+			parent := key
+			key = childKey(parent, l.path[j])
+			if _, seen := x.nodes[key]; !seen {
+				p := l.path[:j+1]
+				x.nodes[key] = p
+				x.children[parent] = append(x.children[parent], nodeRef{path: p, key: key})
 			}
 		}
+		x.leafKeys = append(x.leafKeys, key)
 		vals := []any{l.value}
 		if arr, ok := l.value.([]any); ok {
 			vals = arr
@@ -119,7 +139,7 @@ func newInstIndex(inst []instLeaf) *instIndex {
 			sv, _ := gpath.ScalarString(v)
 			ss = append(ss, sv)
 		}
-		x.values[l.path.Key()] = strings.Join(ss, "\x00")
+		x.values[key] = strings.Join(ss, "\x00")
 	}
 	return x
 }
@@ -127,25 +147,26 @@ func newInstIndex(inst []instLeaf) *instIndex {
 // refValues evaluates a leafref path from the leaf instance at cur and
 // returns the values of the instances it reaches.
 func (x *instIndex) refValues(cur gpath.Path, abs bool, steps []refStep) map[string]bool {
-	nodes := []gpath.Path{cur}
+	nodes := []nodeRef{{path: cur, key: cur.Key()}}
 	if abs {
-		nodes = []gpath.Path{{}}
+		nodes = []nodeRef{{path: gpath.Path{}, key: "/"}}
 	}
 	for _, st := range steps {
-		var next []gpath.Path
+		var next []nodeRef
 		for _, n := range nodes {
-			if st.name == ".." {
-				if len(n) > 0 {
-					next = append(next, n[:len(n)-1])
+			switch st.name {
+			case "..":
+				if len(n.path) > 0 {
+					p := n.path[:len(n.path)-1]
+					next = append(next, nodeRef{path: p, key: p.Key()})
 				}
 				continue
-			}
-			if st.name == "." {
+			case ".":
 				next = append(next, n)
 				continue
 			}
-			for _, ch := range x.children[n.Key()] {
-				if ch[len(ch)-1].Name == st.name && x.predsHold(ch[len(ch)-1], st.preds, cur) {
+			for _, ch := range x.children[n.key] {
+				if ch.path[len(ch.path)-1].Name == st.name && x.predsHold(ch.path[len(ch.path)-1], st.preds, cur) {
 					next = append(next, ch)
 				}
 			}
@@ -154,7 +175,7 @@ func (x *instIndex) refValues(cur gpath.Path, abs bool, steps []refStep) map[str
 	}
 	out := map[string]bool{}
 	for _, n := range nodes {
-		if v, ok := x.values[n.Key()]; ok {
+		if v, ok := x.values[n.key]; ok {
 			for _, s := range strings.Split(v, "\x00") {
 				out[s] = true
 			}

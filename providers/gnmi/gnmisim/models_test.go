@@ -1,8 +1,11 @@
 package gnmisim
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
 )
 
 // Every profile's pinned models compile with goyang, with the image's
@@ -96,6 +99,51 @@ func BenchmarkNewTarget(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := New(opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSetValidate is one Set on a 32-port switch holding the QoS
+// config of every port: the update's walk plus the whole-tree check
+// (types, leafrefs evaluated per leaf, mandatory, unique, musts).
+func BenchmarkSetValidate(b *testing.B) {
+	for _, tc := range []struct {
+		profile, origin, path, val string
+		perPort                    func(port string) (string, string)
+	}{
+		{"arista", "openconfig", "/interfaces/interface[name=Ethernet1]/config/mtu", `9000`,
+			func(p string) (string, string) {
+				return "/qos/interfaces/interface[interface-id=" + p + "]",
+					`{"interface-id":"` + p + `","config":{"interface-id":"` + p + `"},"interface-ref":{"config":{"interface":"` + p + `"}},"output":{"arista-qos-augments:pfc":{"config":{"priorities-no-drop":"08"}}}}`
+			}},
+		{"srlinux", "", "/interface[name=ethernet-1/1]/mtu", `9000`,
+			func(p string) (string, string) {
+				return "/qos/interfaces/interface[interface-id=" + p + "]",
+					`{"interface-id":"` + p + `","interface-ref":{"interface":"` + p + `"},"pfc":{"pfc-enable":true}}`
+			}},
+		{"sonic", "sonic-db", "/CONFIG_DB/localhost/PORT/Ethernet0/mtu", `"9100"`,
+			func(p string) (string, string) {
+				return "/CONFIG_DB/localhost/PORT_QOS_MAP/" + p, `{"pfc_enable":"3,4"}`
+			}},
+	} {
+		b.Run(tc.profile, func(b *testing.B) {
+			tg, err := New(Options{Profile: tc.profile, Interfaces: DefaultInterfaces(tc.profile, 32)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, port := range DefaultInterfaces(tc.profile, 32) {
+				p, v := tc.perPort(port)
+				if err := tg.Seed(p, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			req := &gpb.SetRequest{Update: []*gpb.Update{upd(tc.origin, tc.path, tc.val)}}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := tg.Set(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -109,7 +109,7 @@ func (s *schema) validate(t tree, ports map[string]bool) error {
 func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 	entries := make([]*yang.Entry, len(inst))
 	values := map[*yang.Entry]map[string]bool{}
-	exists := map[string]bool{}
+	idx := newInstIndex(inst)
 	for i, l := range inst {
 		e := c.entryAt(l.path.Names())
 		if e == nil || (!e.IsLeaf() && !e.IsLeafList()) {
@@ -133,12 +133,7 @@ func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 			values[e][sv] = true
 		}
 		entries[i] = e
-		for j := 1; j < len(l.path); j++ {
-			exists[l.path[:j].Key()] = true
-		}
-		exists[l.path.Key()] = true
 	}
-	idx := newInstIndex(inst)
 	for i, l := range inst {
 		e := entries[i]
 		target := c.refs[e]
@@ -168,21 +163,20 @@ func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 	}
 	// Mandatory leaves, from each existing list entry and top-level
 	// container down through the non-presence containers.
-	var starts []string
-	for k := range exists {
-		starts = append(starts, k)
+	starts := make([]string, 0, len(idx.nodes))
+	for k, p := range idx.nodes {
+		if len(p[len(p)-1].Keys) > 0 || len(p) == 1 {
+			starts = append(starts, k)
+		}
 	}
 	sort.Strings(starts)
 	for _, k := range starts {
-		p, err := gpath.Parse(k)
-		if err != nil {
-			continue
-		}
+		p := idx.nodes[k]
 		e := c.entryAt(p.Names())
 		if e == nil || !(e.IsList() || len(p) == 1 || isPresence(e)) {
 			continue
 		}
-		if err := c.mandatory(e, p, exists, state); err != nil {
+		if err := c.mandatory(e, p, k, idx.nodes, state); err != nil {
 			return err
 		}
 	}
@@ -201,9 +195,9 @@ func hasWhen(e *yang.Entry) bool {
 
 // mandatory checks the mandatory leaves below the existing node p (data
 // node e), descending into non-presence containers.
-func (c *compiled) mandatory(e *yang.Entry, p gpath.Path, exists map[string]bool, state bool) error {
+func (c *compiled) mandatory(e *yang.Entry, p gpath.Path, key string, exists map[string]gpath.Path, state bool) error {
 	for _, k := range listKeys(e) {
-		if !exists[p.Append(gpath.Elem{Name: k}).Key()] {
+		if _, ok := exists[childKey(key, gpath.Elem{Name: k})]; !ok {
 			return commitErr("%s: list entry without its key leaf %s (RFC 7950 §7.8.2)", p, k)
 		}
 	}
@@ -218,13 +212,14 @@ func (c *compiled) mandatory(e *yang.Entry, p gpath.Path, exists map[string]bool
 			continue
 		}
 		cp := p.Append(gpath.Elem{Name: n})
+		ck := childKey(key, gpath.Elem{Name: n})
 		switch {
 		case ch.IsLeaf() && ch.Mandatory == yang.TSTrue:
-			if !exists[cp.Key()] {
+			if _, ok := exists[ck]; !ok {
 				return commitErr("%s: mandatory leaf %s is missing (%s)", p, n, ch.Path())
 			}
 		case ch.IsContainer() && !isPresence(ch):
-			if err := c.mandatory(ch, cp, exists, state); err != nil {
+			if err := c.mandatory(ch, cp, ck, exists, state); err != nil {
 				return err
 			}
 		}
@@ -300,23 +295,27 @@ func (c *compiled) listConstraints(idx *instIndex) error {
 	}
 	sort.Strings(parents)
 	for _, pk := range parents {
-		groups := map[string][]gpath.Path{}
+		groups := map[string][]nodeRef{}
 		var order []string
 		for _, ch := range idx.children[pk] {
-			n := ch[len(ch)-1].Name
+			n := ch.path[len(ch.path)-1].Name
 			if groups[n] == nil {
 				order = append(order, n)
 			}
 			groups[n] = append(groups[n], ch)
 		}
 		for _, n := range order {
-			g := groups[n]
+			refs := groups[n]
+			g := make([]gpath.Path, len(refs))
+			for i, r := range refs {
+				g[i] = r.path
+			}
 			e := c.entryAt(g[0].Names())
 			if e == nil {
 				continue
 			}
 			if e.IsLeafList() {
-				if vals := strings.Split(idx.values[g[0].Key()], "\x00"); e.ListAttr != nil && uint64(len(vals)) > e.ListAttr.MaxElements {
+				if vals := strings.Split(idx.values[refs[0].key], "\x00"); e.ListAttr != nil && uint64(len(vals)) > e.ListAttr.MaxElements {
 					return commitErr("%s: %d values, more than max-elements %d (%s)", g[0], len(vals), e.ListAttr.MaxElements, e.Path())
 				}
 				continue
@@ -338,15 +337,15 @@ func (c *compiled) listConstraints(idx *instIndex) error {
 			}
 			for _, u := range l.Unique {
 				seen := map[string]gpath.Path{}
-				for _, ent := range g {
+				for ei, ent := range g {
 					var tuple []string
 					complete := true
 					for _, rel := range strings.Fields(u.Name) {
-						p := append(gpath.Path(nil), ent...)
+						k := refs[ei].key
 						for _, step := range strings.Split(rel, "/") {
-							p = append(p, gpath.Elem{Name: gpath.StripModule(step)})
+							k = childKey(k, gpath.Elem{Name: gpath.StripModule(step)})
 						}
-						v, ok := idx.values[p.Key()]
+						v, ok := idx.values[k]
 						if !ok {
 							complete = false
 							break
