@@ -260,7 +260,7 @@ func (t *Target) attempt(ctx context.Context, tp *plan.TargetPlan, x *txn) (stri
 		// Applied and verified; a later -recover reads it back as applied.
 		t.log.Warn("applied and verified, but the apply journal could not record it", "target", t.Address(), "error", err)
 	}
-	t.finishApplied(ctx, x, c, tp)
+	t.finishApplied(ctx, x, c, tp, post)
 	return plan.StatusApplied, nil
 }
 

@@ -69,11 +69,12 @@ func (t *Target) saveMode(tp *plan.TargetPlan) string {
 	return t.saveSetting()
 }
 
-// foreignUnsaved reports whether the startup configuration differed from
-// the running one, before roce's change, in something that is not roce's:
-// what roce would make of the startup configuration (its render over it)
-// is not the running configuration.
-func (t *Target) foreignUnsaved(pre *state) bool {
+// foreignUnsaved reports whether saving post (the configuration read
+// after the apply) would also save something that is not roce's: post is
+// not what roce makes of the startup configuration read before the apply
+// (its render over it). When the startup configuration matched the
+// running one before, it cannot be.
+func (t *Target) foreignUnsaved(pre, post *state) bool {
 	if !pre.startupRead {
 		return true
 	}
@@ -88,7 +89,7 @@ func (t *Target) foreignUnsaved(pre *state) bool {
 	if err != nil {
 		return true
 	}
-	return !sameBlocks(normaliseRunning(desired.String()), pre.text)
+	return !sameBlocks(normaliseRunning(desired.String()), post.text)
 }
 
 // sameBlocks compares two configurations object by object (a top-level
@@ -152,14 +153,14 @@ func unsavedWarning(objs []string) string {
 // finishApplied saves (as the save policy says) and removes the
 // checkpoint, in one exchange. The target is applied whatever happens
 // here; what the operator must do next goes to x.warnings or x.saveErr.
-func (t *Target) finishApplied(ctx context.Context, x *txn, c *conn, tp *plan.TargetPlan) {
+func (t *Target) finishApplied(ctx context.Context, x *txn, c *conn, tp *plan.TargetPlan, post *state) {
 	mode := t.saveMode(tp)
 	switch {
 	case mode == policies.SaveConfigNever:
 		x.warnings = append(x.warnings, fmt.Sprintf("not saved (save_config = \"never\"): the change is in the running configuration only and the next reload (every upgrade reloads) drops it; save with `%s` when you are ready", saveCommand))
 		t.removeCheckpoint(ctx, x, c, "applied")
 		return
-	case mode == policies.SaveConfigAuto && t.foreignUnsaved(x.pre):
+	case mode == policies.SaveConfigAuto && t.foreignUnsaved(x.pre, post):
 		x.warnings = append(x.warnings, "not saved: before this apply the switch already had unsaved changes that are not roce's (its startup configuration differed from the running one in the ACL, QoS or interface configuration roce reads), and roce does not save someone else's changes behind their back. "+
 			"Review them (compare `show running-config ipqos` with `show startup-config ipqos`, likewise aclmgr and the managed interfaces), then save with `"+saveCommand+"`; until then the next reload drops roce's change too (or set save_config = \"always\")")
 		t.removeCheckpoint(ctx, x, c, "applied")
