@@ -52,7 +52,7 @@ func (c *conn) batch(cmds []string) ([]string, error) {
 		return nil, err
 	}
 	for i, cmd := range cmds {
-		if containsAny(parts[i], failedWhenContains) {
+		if cliRefused(parts[i]) {
 			return parts, fmt.Errorf("the switch refused %q: %s", cmd, firstLines(parts[i]))
 		}
 	}
@@ -80,7 +80,7 @@ func (c *conn) paste(lines []string) ([]string, error) {
 		return nil, fmt.Errorf("%w: %w: %d lines sent together (%s): %w", errConnection, errSessionLost, len(lines), firstLines(strings.Join(lines, "\n")), err)
 	}
 	for i, l := range lines {
-		c.exchange = append(c.exchange, plan.Exchange{Command: l, Response: parts[i], Failed: containsAny(parts[i], failedWhenContains)})
+		c.exchange = append(c.exchange, plan.Exchange{Command: l, Response: parts[i], Failed: cliRefused(parts[i])})
 	}
 	if _, inConfig := lastPrompt(raw); inConfig {
 		c.d.CurrentPriv = "configuration"
@@ -175,7 +175,7 @@ func (c *conn) modeLine(line, priv string) error {
 		}
 		return err
 	}
-	if containsAny(parts[0], failedWhenContains) {
+	if cliRefused(parts[0]) {
 		return fmt.Errorf("the switch refused %q: %s", line, firstLines(parts[0]))
 	}
 	prompt, inConfig := lastPrompt(raw)
@@ -249,7 +249,7 @@ func onOpenBatched(stock func(*network.Driver) error) func(*network.Driver) erro
 			return fmt.Errorf("terminal settings: %w", err)
 		}
 		for i, p := range parts {
-			if containsAny(p, failedWhenContains) {
+			if cliRefused(p) {
 				return fmt.Errorf("the switch refused %q: %s", cmds[i], firstLines(p))
 			}
 		}

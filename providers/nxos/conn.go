@@ -165,7 +165,7 @@ func (c *conn) command(cmd string) (string, error) {
 		c.exchange = append(c.exchange, plan.Exchange{Command: cmd, Response: err.Error(), Failed: true})
 		return "", fmt.Errorf("%w: %w: %q: %w", errConnection, errSessionLost, cmd, err)
 	}
-	ex := plan.Exchange{Command: cmd, Response: r.Result, Failed: r.Failed != nil}
+	ex := plan.Exchange{Command: cmd, Response: r.Result, Failed: cliRefused(r.Result)}
 	c.exchange = append(c.exchange, ex)
 	if ex.Failed {
 		return r.Result, fmt.Errorf("the switch refused %q: %s", cmd, firstLines(r.Result))
@@ -192,7 +192,7 @@ func (c *conn) configure(lines []string) (int, error) {
 			return i, fmt.Errorf("%w: sending line %d %q: %w", errConnection, i+1, l, err)
 		}
 		out := string(b)
-		failed := containsAny(out, failedWhenContains)
+		failed := cliRefused(out)
 		c.exchange = append(c.exchange, plan.Exchange{Command: l, Response: out, Failed: failed})
 		if failed {
 			return i, fmt.Errorf("the switch refused line %d of %d: %s: %s", i+1, len(lines), strings.TrimSpace(l), firstLines(out))
@@ -209,6 +209,24 @@ func containsAny(s string, subs []string) bool {
 	for _, x := range subs {
 		if strings.Contains(s, x) {
 			return true
+		}
+	}
+	return false
+}
+
+// cliRefused reports whether an answer says the CLI refused its command: a
+// line of it (leading blanks aside) starts with one of failedWhenContains.
+// A marker inside a line is configuration text, not a refusal: an ACL
+// remark or a description reading "ERROR: ..." is shown by the show
+// commands roce reads, and must not make the switch unreadable
+// (answer_hostile_test.go).
+func cliRefused(answer string) bool {
+	for _, l := range strings.Split(answer, "\n") {
+		l = strings.TrimLeft(l, " \t\r")
+		for _, m := range failedWhenContains {
+			if strings.HasPrefix(l, m) {
+				return true
+			}
 		}
 	}
 	return false

@@ -136,11 +136,11 @@ func (t *Target) checkpointTurn(c *conn, name string, pre *state) (names []strin
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if containsAny(parts[0], failedWhenContains) {
+	if cliRefused(parts[0]) {
 		return nil, nil, fmt.Errorf("the switch refused %q: %s", cmds[0], firstLines(parts[0])), nil
 	}
 	for i := 1; i < len(cmds); i++ {
-		if containsAny(parts[i], failedWhenContains) {
+		if cliRefused(parts[i]) {
 			return nil, nil, nil, fmt.Errorf("the switch refused %q: %s", cmds[i], firstLines(parts[i]))
 		}
 	}
@@ -173,7 +173,7 @@ func (t *Target) pushGroups(c *conn, p pushPlan, lines []string, pre *state) (*s
 			return nil, fmt.Errorf("%s to %s of %d: %w", push.Name(g[0]), push.Name(g[1]-1), len(lines), err)
 		}
 		for i := 0; i < g[1]-g[0]; i++ {
-			if !containsAny(parts[i], failedWhenContains) {
+			if !cliRefused(parts[i]) {
 				continue
 			}
 			n := g[0] + i
@@ -186,11 +186,11 @@ func (t *Target) pushGroups(c *conn, p pushPlan, lines []string, pre *state) (*s
 			continue
 		}
 		rest := parts[g[1]-g[0]:]
-		if containsAny(rest[0], failedWhenContains) || c.inConfig() {
+		if cliRefused(rest[0]) || c.inConfig() {
 			return nil, fmt.Errorf("leaving configuration mode: the switch answered %q to end", firstLines(rest[0]))
 		}
 		for i, r := range rest[1:] {
-			if containsAny(r, failedWhenContains) {
+			if cliRefused(r) {
 				return nil, fmt.Errorf("re-read after apply: the switch refused %q: %s", reads[i], firstLines(r))
 			}
 		}
