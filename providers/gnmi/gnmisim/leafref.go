@@ -184,6 +184,18 @@ func (x *instIndex) refValues(cur gpath.Path, abs bool, steps []refStep) map[str
 	return out
 }
 
+// dependsOnCurrent reports whether a path's predicates read current().
+func dependsOnCurrent(steps []refStep) bool {
+	for _, st := range steps {
+		for _, pr := range st.preds {
+			if pr.rel != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // predsHold checks a list entry's keys against a step's predicates.
 func (x *instIndex) predsHold(e gpath.Elem, preds []refPred, cur gpath.Path) bool {
 	for _, pr := range preds {

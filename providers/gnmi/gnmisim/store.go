@@ -134,6 +134,7 @@ func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 		}
 		entries[i] = e
 	}
+	fixed := map[*yang.Entry]map[string]bool{}
 	for i, l := range inst {
 		e := entries[i]
 		target := c.refs[e]
@@ -144,7 +145,14 @@ func (c *compiled) checkInstance(inst []instLeaf, state bool) error {
 		// applied); any instance of the target if the path is not read.
 		reach := values[target]
 		if abs, steps, ok := c.leafrefPath(e); ok {
-			reach = idx.refValues(l.path, abs, steps)
+			if r, done := fixed[e]; done {
+				reach = r
+			} else {
+				reach = idx.refValues(l.path, abs, steps)
+				if abs && !dependsOnCurrent(steps) {
+					fixed[e] = reach // the same from every leaf
+				}
+			}
 		}
 		vals := []any{l.value}
 		if arr, ok := l.value.([]any); ok && e.IsLeafList() {
