@@ -152,7 +152,11 @@ func CheckNetdevName(name string) error {
 const MaxRDMADeviceName = 63
 
 // CheckRDMADeviceName is the rule for RDMA device names such as mlx5_0:
-// they become /sys/class/infiniband/<dev> and configfs paths.
+// they become /sys/class/infiniband/<dev> and configfs paths, and the
+// paths of the tmpfiles.d lines roce persists rdma_cm defaults in, where
+// systemd-tmpfiles expands '%' specifiers (tmpfiles.d(5), "Specifiers"),
+// so a name with '%' is refused: `w .../mlx5_%H/...` would name another
+// path.
 func CheckRDMADeviceName(name string) error {
 	switch {
 	case name == "":
@@ -161,6 +165,8 @@ func CheckRDMADeviceName(name string) error {
 		return fmt.Errorf("RDMA device name of %d characters is longer than %d", len(name), MaxRDMADeviceName)
 	case name == "." || name == "..", strings.ContainsAny(name, "/:*?\"'\\ \t\r\n\v\f\x00"):
 		return fmt.Errorf("RDMA device name %s would not be a single /sys path element", strconv.Quote(name))
+	case strings.Contains(name, "%"):
+		return fmt.Errorf("RDMA device name %s holds '%%', a specifier in the tmpfiles.d file roce persists rdma_cm defaults in; rename the device (rdma dev set NAME name NEW) or leave it out of the policy", strconv.Quote(name))
 	}
 	return nil
 }
