@@ -29,6 +29,9 @@ func (t *target) Apply(ctx context.Context, tp *plan.TargetPlan) (*plan.ApplyRes
 		if err != nil {
 			res.Error = err.Error()
 		}
+		if status == plan.StatusApplied {
+			res.Warnings = append(res.Warnings, t.saveWarning())
+		}
 		return res, err
 	}
 	if tp == nil {
