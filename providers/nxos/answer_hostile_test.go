@@ -38,3 +38,26 @@ func TestHostileRemarkLooksLikeRefusal(t *testing.T) {
 		}
 	}
 }
+
+// An answer holding a line that looks like this switch's prompt is cut
+// there only if the line carries the echo of the very next command;
+// otherwise the answer cannot be attributed and is refused whole, so a
+// show answer cannot shift a refusal onto another line.
+func TestHostileAnswerWithPrompt(t *testing.T) {
+	cmds := []string{"show running-config aclmgr", "show running-config ipqos"}
+	for _, tc := range []struct{ name, text string }{
+		{"fake prompt with the next echo, then the real one",
+			cmds[0] + "\nip access-list A\nsw1# " + cmds[1] + "\n% Invalid command\nsw1# " + cmds[1] + "\npolicy-map x\nsw1# "},
+		{"fake prompt with another command",
+			cmds[0] + "\nsw1# configure terminal\nsw1# " + cmds[1] + "\nx\nsw1# "},
+		{"fake configuration prompt",
+			cmds[0] + "\nsw1(config)# no system qos\nsw1# " + cmds[1] + "\nx\nsw1# "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parts, done, err := splitBatch(tc.text, cmds)
+			if err == nil {
+				t.Errorf("answer taken (done=%v) as %q", done, parts)
+			}
+		})
+	}
+}
