@@ -50,6 +50,7 @@ func TestCorpusShowVersion(t *testing.T) {
 			Serial: "FOC17153X08", DeviceName: "IEDP02-N5K-SW01", Bootflash: "2007040 kB",
 			Uptime:      749*24*time.Hour + 15*time.Hour + 17*time.Minute + 48*time.Second,
 			ResetReason: "Disruptive upgrade",
+			LastReset:   time.Date(2017, 11, 1, 21, 20, 35, 958444000, time.UTC),
 		}, "nexus5000"},
 		{"ntc-version-n5548-5.2.1.N1.4.txt", VersionReport{
 			Version: Version{Platform: "Nexus5548", Chassis: `Chassis ("O2 32X10GE/Modular Universal Platform Supervisor")`, OS: "5.2(1)N1(4)", Kickstart: "5.2(1)N1(4)", Image: "bootflash:///n5000-uk9.5.2.1.N1.4.bin"},
@@ -58,6 +59,7 @@ func TestCorpusShowVersion(t *testing.T) {
 			Serial: "FOC171737PL", DeviceName: "DC2TESTSW01-55", Bootflash: "2007040 kB",
 			Uptime:      311*24*time.Hour + 27*time.Minute + 35*time.Second,
 			ResetReason: "Reset triggered due to HA policy of Reset",
+			LastReset:   time.Date(2019, 12, 5, 15, 17, 54, 629197000, time.UTC),
 		}, "nexus5000"},
 		// Indented by four blanks as quoted, a multi-line "Power Sequencer
 		// Firmware" block, and a second "System version:" (the release
@@ -69,6 +71,7 @@ func TestCorpusShowVersion(t *testing.T) {
 			Serial: "FOC172447T4", DeviceName: "dc1-srvacc-01", Bootflash: "2007040 kB",
 			Uptime:      536*24*time.Hour + 18*time.Hour + 13*time.Minute + 4*time.Second,
 			ResetReason: "Disruptive upgrade",
+			LastReset:   time.Date(2016, 4, 3, 13, 46, 0, 907924000, time.UTC),
 		}, "nexus5000"},
 	}
 	for _, tt := range tests {

@@ -58,8 +58,8 @@ func FormatShowVersion(v Version) string {
 // a Nexus 5000/5500/5600 or 7000/7700: the lines roce reads (Version) and the
 // ones other clients read (ntc-templates' cisco_nxos_show_version, Ansible's
 // cisco.nxos cliconf and nxos_facts): BIOS, kickstart image, device name,
-// serial, uptime and last reset. The layout follows real outputs; see
-// docs/nxos.md for the sources.
+// serial, uptime and last reset (its time and reason). The layout follows
+// real outputs; see docs/nxos.md for the sources.
 type VersionReport struct {
 	Version
 	BIOS           string // "3.6.0"
@@ -74,7 +74,20 @@ type VersionReport struct {
 	Bootflash   string // "2007040 kB"
 	Uptime      time.Duration
 	ResetReason string // "Unknown", "Disruptive upgrade", …
+	// LastReset is when the switch was last reset, to the microsecond
+	// ("Last reset at 958444 usecs after  Wed Nov  1 21:20:35 2017").
+	// Zero: not known, and the line is a bare "Last reset ".
+	LastReset time.Time
 }
+
+// lastResetLayout is the date of the "Last reset at" line: C's ctime
+// layout (day of month padded to two columns), without a zone on the
+// 5000/7000, printed after two blanks — in the 5548/5596 samples of
+// networktocode/ntc-templates (nexus/testdata/corpus/show) and in the
+// pattern Cisco's own client tests match, `Last reset at \d+ usecs after
+// (.*)` with two blanks (cisco/cisco-network-node-utils
+// tests/test_node_ext.rb @ 96fe27a0).
+const lastResetLayout = "Mon Jan _2 15:04:05 2006"
 
 // FormatShowVersionReport prints r the way a Nexus 5000/7000 on NX-OS 5.x–7.x
 // prints `show version` (the layout of the 5596 7.1(4)N1(1) and 7010
@@ -135,7 +148,13 @@ func FormatShowVersionReport(r VersionReport) string {
 	if reason == "" {
 		reason = "Unknown"
 	}
-	fmt.Fprintf(&b, "Last reset \n  Reason: %s\n  System version: %s\n  Service: \n\n", reason, r.OS)
+	if r.LastReset.IsZero() {
+		b.WriteString("Last reset \n")
+	} else {
+		// The time is followed by a blank line on the 5000/7000 outputs.
+		fmt.Fprintf(&b, "Last reset at %d usecs after  %s\n\n", r.LastReset.Nanosecond()/1000, r.LastReset.Format(lastResetLayout))
+	}
+	fmt.Fprintf(&b, "  Reason: %s\n  System version: %s\n  Service: \n\n", reason, r.OS)
 	b.WriteString("plugin\n  Core Plugin, Ethernet Plugin\n")
 	return b.String()
 }
@@ -150,7 +169,29 @@ var (
 	reBootflash   = regexp.MustCompile(`^\s*bootflash:\s+(\d+ kB)`)
 	reUptime      = regexp.MustCompile(`^\s*Kernel uptime is (\d+) day\(s\), (\d+) hour\(s\), (\d+) minute\(s\), (\d+) second\(s\)`)
 	reResetReason = regexp.MustCompile(`^\s*Reason:\s*(.*?)\s*$`)
+	// The date is read without a zone (a Nexus 9000 may add one: "… 2019
+	// EDT"; it is ignored and the time taken as UTC).
+	reLastReset = regexp.MustCompile(`^\s*Last reset at (\d{1,6}) usecs after\s+(\w{3} \w{3} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4})`)
 )
+
+// parseLastReset reads the time of a "Last reset at N usecs after DATE"
+// line; ok is false for any other line or a date that does not parse.
+func parseLastReset(l string) (t time.Time, ok bool) {
+	m := reLastReset.FindStringSubmatch(l)
+	if m == nil {
+		return time.Time{}, false
+	}
+	// ctime pads a one-digit day with a blank; so does the layout, but
+	// the line may have collapsed blanks: normalise to the layout's width.
+	f := strings.Fields(m[2])
+	date := fmt.Sprintf("%s %s %2s %s %s", f[0], f[1], f[2], f[3], f[4])
+	t, err := time.Parse(lastResetLayout, date)
+	if err != nil {
+		return time.Time{}, false
+	}
+	us, _ := strconv.Atoi(m[1])
+	return t.Add(time.Duration(us) * time.Microsecond), true
+}
 
 // ParseShowVersionReport reads everything FormatShowVersionReport prints
 // from real or simulated `show version` output. The Version part has the
@@ -184,6 +225,9 @@ func ParseShowVersionReport(text string) (VersionReport, error) {
 			first(&r.Hardware, reHWLine)
 			first(&r.CPU, reCPU)
 			first(&r.Bootflash, reBootflash)
+		}
+		if t, ok := parseLastReset(l); ok && r.LastReset.IsZero() {
+			r.LastReset = t
 		}
 		if m := reUptime.FindStringSubmatch(l); m != nil {
 			var n [4]int

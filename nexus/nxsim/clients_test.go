@@ -19,7 +19,7 @@ func TestClientCommandsAndFilters(t *testing.T) {
 		not  string
 	}{
 		{"show version | include Device", []string{"  Device name: leaf9"}, "Processor"},
-		{`show version | exclude "^ |^$|Cisco|TAC|Documents|Copyright|owned|other|Some|License|http"`, []string{"Software\nHardware\nKernel uptime is 0 day(s)", "\nLast reset \nplugin"}, "BIOS"},
+		{`show version | exclude "^ |^$|Cisco|TAC|Documents|Copyright|owned|other|Some|License|http"`, []string{"Software\nHardware\nKernel uptime is 0 day(s)", "\nLast reset at ", " usecs after  ", "\nplugin"}, "BIOS"},
 		{"show version | begin ^Hardware | include Board", []string{"  Processor Board ID FOC17153X08"}, "BIOS"},
 		{"show interface Ethernet1/3", []string{"Ethernet1/3 is down (Administratively down)", "MTU 9216 bytes"}, ""},
 		{"show interface | count", []string{"1728"}, ""}, // 48 ports × 36 lines

@@ -92,6 +92,7 @@ func (sw *Switch) versionReport() nexus.VersionReport {
 		Bootflash:      f.bootflash,
 		Uptime:         sw.now().Sub(sw.booted),
 		ResetReason:    sw.resetReason,
+		LastReset:      sw.booted, // the (re)start is the last reset
 	}
 	// Options.Chassis or a platform other than the default hardware line:
 	// print the line the switch was configured with.

@@ -51,6 +51,7 @@ func newTestSwitch(t testing.TB, opts Options) *Switch {
 		t.Fatalf("New: %v", err)
 	}
 	sw.now = fixedNow
+	sw.booted = fixedNow() // show version's last reset: the same on every run
 	return sw
 }
 

@@ -19,6 +19,7 @@ var (
 	savedAtRe    = regexp.MustCompile(`(?m)^!Startup config saved at: .*$`)
 	createdRe    = regexp.MustCompile(`(?m)^Created at .*$`)
 	uptimeRe     = regexp.MustCompile(`(?m)^Kernel uptime is .*$`)
+	lastResetRe  = regexp.MustCompile(`(?m)^Last reset at \d+ usecs after  .*$`)
 )
 
 // TestApplyTranscriptGolden records the whole exchange of one apply and one
@@ -51,6 +52,7 @@ func TestApplyTranscriptGolden(t *testing.T) {
 			got = savedAtRe.ReplaceAllString(got, "!Startup config saved at: TIME")
 			got = createdRe.ReplaceAllString(got, "Created at TIME")
 			got = uptimeRe.ReplaceAllString(got, "Kernel uptime is UPTIME")
+			got = lastResetRe.ReplaceAllString(got, "Last reset at TIME")
 			path := filepath.Join("testdata", "golden", tc.name+".txt")
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
