@@ -20,10 +20,14 @@ import (
 // emulated RDMA device.
 
 // upgradeLab starts the lab with its control socket, applies the policy and
-// records a passing baseline.
-func upgradeLab(t *testing.T) (*lab.Lab, string) {
+// records a passing baseline. The switches named in neverSave get
+// save_config = "never", so an -unsaved upgrade loses what was applied.
+func upgradeLab(t *testing.T, neverSave ...string) (*lab.Lab, string) {
 	t.Helper()
 	l := startLab(t)
+	for _, name := range neverSave {
+		setSaveConfig(t, l.Dir, name, "never")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stop, err := l.ServeControl(ctx)
 	if err != nil {
@@ -253,7 +257,7 @@ func TestUpgradeNexus5000VersionOnly(t *testing.T) {
 // plan names roce's objects again, verify fails on the switch that lost
 // its no-drop class, and roce-apply puts them back.
 func TestUpgradeNexus5000Unsaved(t *testing.T) {
-	l, baseline := upgradeLab(t)
+	l, baseline := upgradeLab(t, "n5k-1")
 	r := roceLab(t, "upgrade", "-lab", l.Dir, "-unsaved", "switch.n5k-1", "7.3(8)N1(1)")
 	if r.code != 0 {
 		t.Fatalf("roce-lab upgrade -unsaved\n%s", r)
@@ -283,7 +287,7 @@ func TestUpgradeNexus5000Unsaved(t *testing.T) {
 // egress policy's again, which roce does not know: verify names it beside
 // the lost no-drop class and the version.
 func TestUpgradeNexus7000UnsavedQueueShare(t *testing.T) {
-	l, baseline := upgradeLab(t)
+	l, baseline := upgradeLab(t, "n7k-1")
 	b, err := os.ReadFile(baseline)
 	if err != nil {
 		t.Fatal(err)
