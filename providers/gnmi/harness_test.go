@@ -31,6 +31,11 @@ type lab struct {
 
 // newLab starts a TLS gnmisim on loopback with password auth and a policy
 // switch pointing at it.
+// labSchemas is every test lab's compiled vendor YANG: the models are
+// read-only once compiled (gnmisim.Schemas is safe for concurrent use), so
+// the package's hundreds of labs compile each profile once, not each.
+var labSchemas = &gnmisim.Schemas{}
+
 func newLab(t testing.TB, opts gnmisim.Options, classes ...*policies.Lossless) *lab {
 	t.Helper()
 	dir := t.TempDir()
@@ -46,6 +51,9 @@ func newLab(t testing.TB, opts gnmisim.Options, classes ...*policies.Lossless) *
 	opts.Users = map[string]string{"admin": testPassword}
 	if opts.Interfaces == nil {
 		opts.Interfaces = gnmisim.DefaultInterfaces(opts.Profile, 2)
+	}
+	if opts.Schemas == nil {
+		opts.Schemas = labSchemas
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := gnmisim.Listen(ctx, "127.0.0.1:0", opts)
