@@ -122,8 +122,17 @@ func classMatches(cfg *Config, typ, name, key string, n int) bool {
 	return false
 }
 
-// inList reports whether n is in a CoS-style list such as "0-2,4".
+// inList reports whether n (0-7) is in a CoS-style list such as "0-2,4".
 func inList(list string, n int) bool {
+	return n >= 0 && n <= 7 && CoSBits(list)&(1<<n) != 0
+}
+
+// CoSBits parses a CoS (or qos-group) list such as "3" or "0-2,4" — the
+// argument of `match cos`, `pause ... pfc-cos` — into a bitmap, bit n for
+// value n. Values outside 0-7 and parts that are not numbers or ranges
+// are left out.
+func CoSBits(list string) uint8 {
+	var bits uint8
 	for _, part := range strings.Split(list, ",") {
 		lo, hi, found := strings.Cut(part, "-")
 		a, err := strconv.Atoi(strings.TrimSpace(lo))
@@ -136,11 +145,11 @@ func inList(list string, n int) bool {
 				continue
 			}
 		}
-		if n >= a && n <= b {
-			return true
+		for c := max(a, 0); c <= b && c <= 7; c++ {
+			bits |= 1 << c
 		}
 	}
-	return false
+	return bits
 }
 
 // qosGroupOf is the Nexus 5000 qos-group that carries priority: the

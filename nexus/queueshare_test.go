@@ -66,3 +66,26 @@ system qos
 		})
 	}
 }
+
+// TestCoSBits: the CoS lists of `match cos` and `pause ... pfc-cos` as a
+// bitmap (the simulator's PFC state reads them the same way), and inList
+// on the same lists.
+func TestCoSBits(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint8
+	}{
+		{"3", 0x08}, {"0-2,4", 0x17}, {"7", 0x80}, {"0-7", 0xff}, {" 1 , 3 - 4 ", 0x1a},
+		{"6-9", 0xc0}, {"9", 0}, {"x", 0}, {"", 0}, {"5-3", 0}, {"-1", 0}, {"2-x", 0},
+	} {
+		got := CoSBits(tc.in)
+		if got != tc.want {
+			t.Errorf("CoSBits(%q) = %#x, want %#x", tc.in, got, tc.want)
+		}
+		for n := -1; n <= 8; n++ {
+			if want := n >= 0 && n <= 7 && tc.want&(1<<n) != 0; inList(tc.in, n) != want {
+				t.Errorf("inList(%q, %d) = %v, want %v", tc.in, n, !want, want)
+			}
+		}
+	}
+}

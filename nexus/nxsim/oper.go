@@ -39,7 +39,7 @@ func noDropCoS(cfg *nexus.Config) uint8 {
 			continue
 		}
 		if i := strings.Index(pause, "pfc-cos"); i >= 0 {
-			bits |= cosBits(strings.TrimSpace(pause[i+len("pfc-cos"):]))
+			bits |= nexus.CoSBits(strings.TrimSpace(pause[i+len("pfc-cos"):]))
 			continue
 		}
 		bits |= classCoS(cfg, c.Name)
@@ -62,7 +62,7 @@ func classCoS(cfg *nexus.Config, class string) uint8 {
 		f := strings.Fields(l)
 		switch {
 		case len(f) >= 3 && f[0] == "match" && f[1] == "cos":
-			bits |= cosBits(strings.Join(f[2:], ""))
+			bits |= nexus.CoSBits(strings.Join(f[2:], ""))
 		case len(f) == 3 && f[0] == "match" && f[1] == "qos-group":
 			g, err := strconv.Atoi(f[2])
 			if err == nil {
@@ -109,7 +109,7 @@ func groupCoS(cfg *nexus.Config, g int) uint8 {
 			for _, l := range cm.Lines {
 				f := strings.Fields(l)
 				if len(f) >= 3 && f[0] == "match" && f[1] == "cos" {
-					bits |= cosBits(strings.Join(f[2:], ""))
+					bits |= nexus.CoSBits(strings.Join(f[2:], ""))
 				}
 			}
 		}
@@ -138,28 +138,6 @@ func attached(cfg *nexus.Config, typ, dir string) *nexus.Object {
 		}
 	}
 	return nil
-}
-
-// cosBits parses a CoS list such as "3", "0-2,4" into a bitmap.
-func cosBits(list string) uint8 {
-	var bits uint8
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, found := strings.Cut(part, "-")
-		a, err := strconv.Atoi(strings.TrimSpace(lo))
-		if err != nil {
-			continue
-		}
-		b := a
-		if found {
-			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
-				continue
-			}
-		}
-		for c := a; c <= b && c >= 0 && c <= 7; c++ {
-			bits |= 1 << c
-		}
-	}
-	return bits
 }
 
 // portState is the configured link-level QoS of one interface.

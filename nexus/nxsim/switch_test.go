@@ -70,11 +70,3 @@ func TestExpandInterfaces(t *testing.T) {
 		}
 	}
 }
-
-func TestCosBits(t *testing.T) {
-	for in, want := range map[string]uint8{"3": 0x08, "0-2,4": 0x17, "7": 0x80, "9": 0, "x": 0, "0-7": 0xff} {
-		if got := cosBits(in); got != want {
-			t.Errorf("cosBits(%q) = %#x, want %#x", in, got, want)
-		}
-	}
-}
