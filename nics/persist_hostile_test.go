@@ -102,3 +102,31 @@ func TestHostileUdevRuleContent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDCBBatchNetdev: for any netdev name, either it is refused (and so is
+// its batch file) or every batch line roce writes for it splits, as
+// iproute2 splits it, into exactly the words roce wrote, and the agent
+// accepts roce's own file.
+func FuzzDCBBatchNetdev(f *testing.F) {
+	for _, s := range []string{"eth0", "eth0#x", "$name", "%k", "a'b", "a\\b", "a\"b", "..", "x/y"} {
+		f.Add(s)
+	}
+	d := &DCBState{PFCEnabled: 1<<3 | 1<<4, DSCPApps: []DSCPApp{{DSCP: 26, Priority: 3}, {DSCP: 0, Priority: 0}}}
+	f.Fuzz(func(t *testing.T, nd string) {
+		file := FileState{Path: DCBPersistPath(nd), Format: FormatLines, Exists: true, Lines: dcbBatchLines(nd, d)}
+		if CheckNetdevName(nd) != nil {
+			if CheckFileContent(file) == nil {
+				t.Fatalf("netdev %q is refused but the agent accepts %s", nd, file.Path)
+			}
+			return
+		}
+		for _, l := range file.Lines {
+			if got, want := iproute2Args(l), strings.Fields(l); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+				t.Fatalf("netdev %q: %q runs as %q", nd, l, got)
+			}
+		}
+		if err := CheckFileContent(file); err != nil {
+			t.Fatalf("netdev %q: the agent refuses roce's own file: %v", nd, err)
+		}
+	})
+}

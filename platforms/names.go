@@ -142,11 +142,18 @@ func CheckNetdevName(name string) error {
 		return fmt.Errorf("network device name %s is not allowed", strconv.Quote(name))
 	case strings.ContainsAny(name, "/:*?\"'\\ \t\r\n\v\f\x00"):
 		return fmt.Errorf("network device name %s holds '/', ':', a wildcard, a quote or white space, which the kernel refuses", strconv.Quote(name))
+	case strings.IndexFunc(name, isControl) >= 0:
+		return fmt.Errorf("network device name %s holds a control character, which would reach terminals, logs and host files raw; rename the netdev (ip link set NAME name NEW) or leave it out of the policy", strconv.Quote(name))
 	case strings.Contains(name, "#"):
 		return fmt.Errorf("network device name %s holds '#', which starts a comment in the dcb batch file roce persists the netdev's DCB in; rename the netdev (ip link set NAME name NEW) or leave it out of the policy", strconv.Quote(name))
 	}
 	return nil
 }
+
+// isControl reports an ASCII control character (C0 or DEL): the kernel
+// takes them in a device name, but printed raw they are terminal escapes,
+// and in a host file a line break.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // MaxRDMADeviceName is the longest RDMA device name (IB_DEVICE_NAME_MAX - 1).
 const MaxRDMADeviceName = 63
@@ -165,6 +172,8 @@ func CheckRDMADeviceName(name string) error {
 		return fmt.Errorf("RDMA device name of %d characters is longer than %d", len(name), MaxRDMADeviceName)
 	case name == "." || name == "..", strings.ContainsAny(name, "/:*?\"'\\ \t\r\n\v\f\x00"):
 		return fmt.Errorf("RDMA device name %s would not be a single /sys path element", strconv.Quote(name))
+	case strings.IndexFunc(name, isControl) >= 0:
+		return fmt.Errorf("RDMA device name %s holds a control character, which would reach terminals, logs and host files raw; rename the device (rdma dev set NAME name NEW) or leave it out of the policy", strconv.Quote(name))
 	case strings.Contains(name, "%"):
 		return fmt.Errorf("RDMA device name %s holds '%%', a specifier in the tmpfiles.d file roce persists rdma_cm defaults in; rename the device (rdma dev set NAME name NEW) or leave it out of the policy", strconv.Quote(name))
 	}

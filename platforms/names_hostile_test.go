@@ -9,7 +9,8 @@ import (
 // meaning in a file roce writes for the host to run as root later: '#'
 // starts a comment in the iproute2 batch file of persisted DCB (`dcb -b`),
 // '%' is a specifier in the tmpfiles.d file of persisted rdma_cm defaults.
-// Each is refused, naming the character, the file and the next step;
+// Control characters (terminal escapes in plan output, a line break in a
+// host file) are refused in both. Each is refused, naming the character, the file and the next step;
 // udev and shell metacharacters, which reach no shell and which udev does
 // not expand in a substituted value, stay accepted (docs/security.md).
 func TestHostileHostNames(t *testing.T) {
@@ -19,11 +20,15 @@ func TestHostileHostNames(t *testing.T) {
 	}{
 		{CheckNetdevName, "eth0#x", "'#', which starts a comment in the dcb batch file"},
 		{CheckNetdevName, "#", "'#'"},
+		{CheckNetdevName, "e\x1b[2J", "control character"},
+		{CheckNetdevName, "e\x03", "control character"},
+		{CheckNetdevName, "e\x7f", "control character"},
 		{CheckNetdevName, "e$name", ""},
 		{CheckNetdevName, "%k", ""},
 		{CheckNetdevName, "a;b|c`d`", ""},
 		{CheckRDMADeviceName, "mlx5_%H", "'%', a specifier in the tmpfiles.d file"},
 		{CheckRDMADeviceName, "%%", "'%'"},
+		{CheckRDMADeviceName, "mlx5\x1b]0;x\x07", "control character"},
 		{CheckRDMADeviceName, "mlx5#0", ""},
 		{CheckRDMADeviceName, "rxe$kernel", ""},
 	} {
