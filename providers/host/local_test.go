@@ -34,7 +34,8 @@ func TestLocalNetnsPlanApplyPlanEmpty(t *testing.T) {
 	}
 	want := []string{"nic.ens1f0.dcbx", "nic.ens1f0.pfc", "nic.ens1f0.trust", "nic.ens1f0.mtu", "nic.ens1f0.vlan100",
 		"rdma_cm.mlx5_0.tos", "file:/etc/security/limits.d/90-roce-memlock.conf", "file:/etc/nccl.conf", "file:/etc/mv2.conf", "file:/etc/mvapich2.conf",
-		"file:/etc/roce/dcb/ens1f0.dcb", "file:/etc/udev/rules.d/90-roce-dcb.rules"}
+		"file:/etc/roce/dcb/ens1f0.dcb", "file:/etc/udev/rules.d/90-roce-dcb.rules",
+		"file:/etc/roce/rdma_cm/mlx5_0.conf", "file:/etc/udev/rules.d/90-roce-rdma_cm.rules"}
 	if got := addrs(tp); !reflect.DeepEqual(got, want) {
 		t.Errorf("first plan:\n got %v\nwant %v", got, want)
 	}
