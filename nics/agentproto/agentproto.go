@@ -158,8 +158,15 @@ func DecodeRequest(r io.Reader) (*Request, *Error) {
 	if len(b) > MaxRequestBytes {
 		return nil, &Error{Code: ErrCodeMalformed, Message: fmt.Sprintf("request larger than %d bytes", MaxRequestBytes)}
 	}
-	if err := strictCheck(b, nil); err != nil {
-		return nil, &Error{Code: ErrCodeMalformed, Message: "request: " + err.Error()}
+	// A request that passes the typed check passes the shape check too
+	// (it is the same walk with the keys checked as well): one walk. One
+	// that fails it is checked in the order below, so an older or newer
+	// request's keys are refused for its version, not as unknown.
+	typed := strictCheck(b, reflect.TypeOf(Request{}))
+	if typed != nil {
+		if err := strictCheck(b, nil); err != nil {
+			return nil, &Error{Code: ErrCodeMalformed, Message: "request: " + err.Error()}
+		}
 	}
 	var head struct {
 		Version *int `json:"version"`
@@ -173,8 +180,8 @@ func DecodeRequest(r io.Reader) (*Request, *Error) {
 	if *head.Version != Version {
 		return nil, &Error{Code: ErrCodeVersion, Message: fmt.Sprintf("request version %d, this agent speaks version %d: install the roce-agent that matches the controller", *head.Version, Version)}
 	}
-	if err := strictCheck(b, reflect.TypeOf(Request{})); err != nil {
-		return nil, &Error{Code: ErrCodeMalformed, Message: "request: " + err.Error()}
+	if typed != nil {
+		return nil, &Error{Code: ErrCodeMalformed, Message: "request: " + typed.Error()}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
