@@ -443,7 +443,7 @@ func (t *Target) readBatched(c *conn, facts *state) (*state, error) {
 	withFacts := facts == nil
 	cmds := t.readCommands(withFacts)
 	parts, err := c.batch(cmds)
-	if err != nil {
+	if err != nil && !onlyStartupRefused(cmds, parts) {
 		return nil, fmt.Errorf("read %s: %w", strings.Join(cmds, ", "), err)
 	}
 	return t.readParts(parts, facts)

@@ -110,7 +110,7 @@ func (t *Target) readBeforeApply(c *conn) (*state, []string, error) {
 	}
 	cmds := append(t.readCommands(true), "show checkpoint summary")
 	parts, err := c.batch(cmds)
-	if err != nil {
+	if err != nil && !onlyStartupRefused(cmds, parts) {
 		return nil, nil, fmt.Errorf("read %s: %w", strings.Join(cmds, ", "), err)
 	}
 	st, err := t.readParts(parts[:len(cmds)-1], nil)

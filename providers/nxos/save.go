@@ -32,6 +32,23 @@ import (
 // than before. A save that fails leaves the target applied (a verified
 // change is never rolled back for it) with an error naming the next step.
 
+// onlyStartupRefused reports whether every refused answer of a batched
+// read is a `show startup-config` one: a release that does not take the
+// section reads of the startup configuration (UNCONFIRMED for the
+// 5000/7000, docs/nxos.md) still plans and applies, with the saved state
+// unknown (so "auto" does not save, and says why).
+func onlyStartupRefused(cmds, parts []string) bool {
+	if parts == nil {
+		return false
+	}
+	for i, p := range parts {
+		if cliRefused(p) && !strings.HasPrefix(cmds[i], "show startup-config") {
+			return false
+		}
+	}
+	return true
+}
+
 // saveCommand saves the running configuration to the startup one.
 const saveCommand = "copy running-config startup-config"
 
@@ -160,6 +177,11 @@ func (t *Target) finishApplied(ctx context.Context, x *txn, c *conn, tp *plan.Ta
 		x.warnings = append(x.warnings, fmt.Sprintf("not saved (save_config = \"never\"): the change is in the running configuration only and the next reload (every upgrade reloads) drops it; save with `%s` when you are ready", saveCommand))
 		t.removeCheckpoint(ctx, x, c, "applied")
 		return
+	case mode == policies.SaveConfigAuto && !x.pre.startupRead:
+		x.warnings = append(x.warnings, "not saved: the switch did not show its startup configuration (`show startup-config` of the sections roce reads was refused), so roce cannot tell whether it has unsaved changes that are not roce's. "+
+			"Review them, then save with `"+saveCommand+"` (or set save_config = \"always\"); until then the next reload drops roce's change")
+		t.removeCheckpoint(ctx, x, c, "applied")
+		return
 	case mode == policies.SaveConfigAuto && t.foreignUnsaved(x.pre, post):
 		x.warnings = append(x.warnings, "not saved: before this apply the switch already had unsaved changes that are not roce's (its startup configuration differed from the running one in the ACL, QoS or interface configuration roce reads), and roce does not save someone else's changes behind their back. "+
 			"Review them (compare `show running-config ipqos` with `show startup-config ipqos`, likewise aclmgr and the managed interfaces), then save with `"+saveCommand+"`; until then the next reload drops roce's change too (or set save_config = \"always\")")
@@ -205,5 +227,5 @@ func (t *Target) saveAndRemove(c *conn, checkpoint string) (string, bool, error)
 	if parts == nil {
 		return "", false, err
 	}
-	return parts[0], !containsAny(parts[1], failedWhenContains), nil
+	return parts[0], !cliRefused(parts[1]), nil
 }

@@ -152,3 +152,36 @@ func TestRecoverSaysAppliedButNotSaved(t *testing.T) {
 		t.Fatalf("after a save, warnings %q", res.Warnings)
 	}
 }
+
+// A refused `show startup-config` read does not fail the read: the saved
+// state is unknown instead. Any other refused read still fails it.
+func TestStartupReadRefused(t *testing.T) {
+	refused := "                     ^\n% Invalid command at '^' marker."
+	cmds := []string{"show running-config ipqos", "show startup-config ipqos", "show checkpoint summary"}
+	for _, tc := range []struct {
+		name  string
+		parts []string
+		ok    bool
+	}{
+		{name: "none refused", parts: []string{"class-map type qos c1", "class-map type qos c1", ""}, ok: true},
+		{name: "startup refused", parts: []string{"class-map type qos c1", refused, ""}, ok: true},
+		{name: "running refused", parts: []string{refused, "", ""}},
+		{name: "checkpoint summary refused", parts: []string{"", "", refused}},
+		{name: "session lost", parts: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := onlyStartupRefused(cmds, tc.parts); got != tc.ok {
+				t.Errorf("onlyStartupRefused = %v, want %v", got, tc.ok)
+			}
+		})
+	}
+	var st state
+	st.takeStartup([]string{"class-map type qos c1\n", refused})
+	if st.startupRead {
+		t.Error("a refused startup read counts as read")
+	}
+	st.takeStartup([]string{"!Command: show startup-config ipqos\nversion 7.1(4)N1(1)\nclass-map type qos c1\n"})
+	if !st.startupRead || st.startup != "class-map type qos c1\n" {
+		t.Errorf("startup %q read %v", st.startup, st.startupRead)
+	}
+}

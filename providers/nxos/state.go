@@ -32,10 +32,14 @@ type state struct {
 	startupRead bool
 }
 
-// takeStartup keeps the answers to the startup-config reads.
+// takeStartup keeps the answers to the startup-config reads; a refused
+// one leaves the startup configuration unknown.
 func (st *state) takeStartup(parts []string) {
 	var b strings.Builder
 	for _, p := range parts {
+		if cliRefused(p) {
+			return
+		}
 		b.WriteString(normaliseRunning(p))
 	}
 	st.startup, st.startupRead = b.String(), true

@@ -266,10 +266,10 @@ func (t *Target) readLive(c *conn) (*state, error) {
 	var saved []string
 	for _, cmd := range t.configCommands("show startup-config") {
 		out, err := c.command(cmd)
-		if err != nil {
+		if err != nil && errors.Is(err, errConnection) {
 			return nil, fmt.Errorf("read %s: %w", cmd, err)
 		}
-		saved = append(saved, out)
+		saved = append(saved, out) // refused: the saved state is unknown (takeStartup)
 	}
 	live, err := t.readConfig(c, st)
 	if err != nil {
