@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocefabric/roce/nexus/nxsim"
+	"github.com/rocefabric/roce/plan"
 )
 
 // TestAppliedChangeSurvivesReload: the change roce-apply made survives the
@@ -88,4 +91,52 @@ func setSaveConfig(t *testing.T, dir, name, value string) {
 	if err := os.WriteFile(policy, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestFaultSaveConfig: the save's fault cases on the lab's switches. A
+// refused `copy running-config startup-config` leaves the target applied
+// (not rolled back) with a "not saved" error naming the command; an
+// operator's unsaved edit keeps "auto" from saving, with a warning, and
+// neither it nor roce's change reaches the startup configuration.
+func TestFaultSaveConfig(t *testing.T) {
+	l := startLab(t)
+	t.Run("save refused", func(t *testing.T) {
+		sim := l.Sims["n5k-1"].Switch()
+		eng, fab := labEngine(t, l, 0)
+		bt, p := oneTarget(t, eng, fab, "switch.n5k-1")
+		startup := sim.StartupConfig()
+		sim.SetFaults(nxsim.Faults{RejectCommand: "copy running-config startup-config"})
+		defer sim.SetFaults(nxsim.Faults{})
+		res := applyOnce(t, eng, bt, p)
+		if res.Status != plan.StatusApplied {
+			t.Fatalf("status %q (%s), want applied", res.Status, res.Error)
+		}
+		for _, w := range []string{"applied and verified, but not saved", "`copy running-config startup-config`"} {
+			if !strings.Contains(res.Error, w) {
+				t.Errorf("error %q lacks %q", res.Error, w)
+			}
+		}
+		if !strings.Contains(sim.RunningConfig(), "ROCE-") || sim.StartupConfig() != startup {
+			t.Error("want roce's change running and the startup configuration untouched")
+		}
+	})
+	t.Run("foreign unsaved edit", func(t *testing.T) {
+		sim := l.Sims["n7k-1"].Switch()
+		if err := sim.Configure("interface Ethernet3/1", "description changed-by-hand"); err != nil {
+			t.Fatal(err)
+		}
+		startup := sim.StartupConfig()
+		eng, fab := labEngine(t, l, 0)
+		bt, p := oneTarget(t, eng, fab, "switch.n7k-1")
+		res := applyOnce(t, eng, bt, p)
+		if res.Status != plan.StatusApplied || res.Error != "" {
+			t.Fatalf("status %q (%s), want applied", res.Status, res.Error)
+		}
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "unsaved changes that are not roce's") {
+			t.Fatalf("warnings %q", res.Warnings)
+		}
+		if sim.StartupConfig() != startup {
+			t.Error("roce saved an operator's unsaved edit")
+		}
+	})
 }
