@@ -111,6 +111,15 @@ type Capabilities struct {
 	// instead: validation refuses a lossless class naming both.
 	CannotExpress []string
 	CanExpress    string
+
+	// SaveCommand is the switch's own command that saves the running
+	// configuration so it survives a reload ("" = none known), and
+	// SavedByApply whether roce-apply runs it itself after a verified
+	// apply (docs/nxos.md#saving-the-configuration). gNMI and gNOI have no
+	// standard save, so on gNMI profiles roce only names the command
+	// (docs/gnmi-profiles.md#saving-the-configuration).
+	SaveCommand  string
+	SavedByApply bool
 }
 
 // ClassObject is a device object named after a lossless class.
@@ -267,6 +276,8 @@ func Default() Table {
 	return Table{
 		"nexus5000": {
 			Kind:           "nexus5000",
+			SaveCommand:    "copy running-config startup-config",
+			SavedByApply:   true,
 			MatchEthertype: true, // rendered as match cos <priority> (EthertypeACLInQoS off)
 			MatchUDPPort:   true, // ip access-list udp any any eq 4791
 			MatchAll:       true, // LLFC on every port
@@ -287,6 +298,8 @@ func Default() Table {
 		},
 		"nexus7000": {
 			Kind:                   "nexus7000",
+			SaveCommand:            "copy running-config startup-config",
+			SavedByApply:           true,
 			MatchEthertype:         true, // rendered as match cos on the template class
 			MatchUDPPort:           true, // as match cos <priority> (CoSOnly)
 			MatchAll:               true,
@@ -348,7 +361,8 @@ func Default() Table {
 			CanExpress: "a DSCP or UDP-port classifier, forwarding group, queue, scheduler, ECN (WRED) profile and the MTU",
 		},
 		"gnmi/arista": {
-			Kind: "gnmi/arista",
+			Kind:        "gnmi/arista",
+			SaveCommand: "copy running-config startup-config",
 			// Arista's deviations drop transport conditions: RoCE v2 is
 			// classified by its DSCP (docs/gnmi-profiles.md#what-each-profile-can-express).
 			MatchUDPPort:     false,
@@ -378,6 +392,7 @@ func Default() Table {
 		},
 		"gnmi/sonic": {
 			Kind:             "gnmi/sonic",
+			SaveCommand:      "sudo config save -y",
 			MatchCoS:         true,
 			MatchDSCP:        true,
 			MaxNoDropClasses: 2,
@@ -418,6 +433,7 @@ func Default() Table {
 		},
 		"gnmi/srlinux": {
 			Kind:             "gnmi/srlinux",
+			SaveCommand:      "tools system configuration save",
 			MatchCoS:         true, // pfc-queue dot1p
 			MatchDSCP:        true, // dscp-policy classifier -> forwarding class
 			MaxNoDropClasses: 2,

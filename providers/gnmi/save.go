@@ -3,6 +3,7 @@ package gnmi
 import (
 	"fmt"
 
+	"github.com/rocefabric/roce/platforms"
 	"github.com/rocefabric/roce/policies"
 )
 
@@ -18,14 +19,6 @@ import (
 // configuration save`). So roce does not save: after an applied Set
 // the report names the command to run on the switch.
 
-// saveCommands is the command that saves the running configuration, per
-// profile; "" when no vendor-neutral command exists.
-var saveCommands = map[string]string{
-	policies.ProfileArista:  "copy running-config startup-config",
-	policies.ProfileSONiC:   "sudo config save -y",
-	policies.ProfileSRLinux: "tools system configuration save",
-}
-
 // saveWarning is the warning an applied target carries: the change is not
 // saved, and how to save it.
 func (t *target) saveWarning() string {
@@ -34,8 +27,8 @@ func (t *target) saveWarning() string {
 		name = t.prof.Name()
 	}
 	how := "with the switch's own save command"
-	if cmd := saveCommands[name]; cmd != "" {
-		how = fmt.Sprintf("with `%s` on the switch", cmd)
+	if caps, ok := platforms.Default().Lookup(policies.PlatformGNMI, name); ok && caps.SaveCommand != "" {
+		how = fmt.Sprintf("with `%s` on the switch", caps.SaveCommand)
 	}
 	why := "gNMI has no standard save operation, so roce does not save"
 	if t.sw.SaveConfig == policies.SaveConfigNever {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefabric/roce/nexus/nxsim"
 	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/platforms"
 	"github.com/rocefabric/roce/policies"
 )
 
@@ -183,5 +184,14 @@ func TestStartupReadRefused(t *testing.T) {
 	st.takeStartup([]string{"!Command: show startup-config ipqos\nversion 7.1(4)N1(1)\nclass-map type qos c1\n"})
 	if !st.startupRead || st.startup != "class-map type qos c1\n" {
 		t.Errorf("startup %q read %v", st.startup, st.startupRead)
+	}
+}
+
+// The command the provider sends is the one the capability table names.
+func TestSaveCommandMatchesCapabilities(t *testing.T) {
+	for _, kind := range []string{"nexus5000", "nexus7000"} {
+		if c := platforms.Default()[kind]; c.SaveCommand != saveCommand || !c.SavedByApply {
+			t.Errorf("%s: table says %q (saved by apply %v), the provider sends %q", kind, c.SaveCommand, c.SavedByApply, saveCommand)
+		}
 	}
 }
