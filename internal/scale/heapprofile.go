@@ -57,8 +57,10 @@ func (p *PeakHeapProfiler) Run(ctx context.Context) {
 	}
 }
 
-func (p *PeakHeapProfiler) sample() {
-	n := heapBytes()
+func (p *PeakHeapProfiler) sample() { p.sampleAt(heapBytes()) }
+
+// sampleAt takes a profile when a heap of n bytes is a new peak.
+func (p *PeakHeapProfiler) sampleAt(n uint64) {
 	if float64(n) <= float64(p.peak)*(1+p.Grow) {
 		return
 	}

@@ -10,29 +10,27 @@ import (
 )
 
 // TestPeakHeapProfilerKeepsThePeak: the profile kept is the one taken at
-// the largest heap, not the last one, and it is a heap profile pprof reads.
+// the largest heap (grown by more than Grow), not the last one, and it is
+// a heap profile pprof reads.
 func TestPeakHeapProfilerKeepsThePeak(t *testing.T) {
-	p := &PeakHeapProfiler{Grow: 0.01}
+	p := &PeakHeapProfiler{Grow: 0.05}
 	if _, err := p.WriteTo(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no heap profile") {
 		t.Fatalf("WriteTo before any sample: %v, want an error saying no profile was taken", err)
 	}
-	hold := make([][]byte, 0, 64)
-	for range 64 {
-		hold = append(hold, make([]byte, 1<<20)) // 64 MiB live
+	p.sampleAt(100 << 20)
+	first, firstAt := p.profile, p.at
+	if first == nil {
+		t.Fatal("no profile at the first sample")
 	}
-	runtime.GC()
-	p.sample()
-	peak, at := p.Peak()
-	if peak < 64<<20 || at.IsZero() {
-		t.Fatalf("peak %d bytes at %v, want at least 64 MiB", peak, at)
+	for _, n := range []uint64{50 << 20, 104 << 20} { // smaller, or grown by less than 5 %
+		p.sampleAt(n)
+		if peak, at := p.Peak(); peak != 100<<20 || at != firstAt {
+			t.Fatalf("a heap of %d MiB replaced the peak of 100 MiB (peak now %d)", n>>20, peak)
+		}
 	}
-	first := p.profile
-	runtime.KeepAlive(hold)
-	hold = nil
-	runtime.GC()
-	p.sample() // smaller heap: the peak's profile stays
-	if got, _ := p.Peak(); got != peak || !bytes.Equal(p.profile, first) {
-		t.Fatalf("a smaller heap replaced the peak (%d → %d)", peak, got)
+	p.sampleAt(200 << 20)
+	if peak, _ := p.Peak(); peak != 200<<20 {
+		t.Fatalf("peak %d, want the 200 MiB sample", peak)
 	}
 	var b bytes.Buffer
 	if _, err := p.WriteTo(&b); err != nil {
@@ -51,4 +49,17 @@ func TestPeakHeapProfilerKeepsThePeak(t *testing.T) {
 	if !bytes.Contains(raw, []byte("inuse_space")) {
 		t.Fatal("the profile is not a heap profile (no inuse_space sample type)")
 	}
+}
+
+// TestHeapBytesSeesLiveMemory: the sampled size counts what is live.
+func TestHeapBytesSeesLiveMemory(t *testing.T) {
+	hold := make([][]byte, 0, 64)
+	for range 64 {
+		hold = append(hold, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	if n := heapBytes(); n < 64<<20 {
+		t.Fatalf("heapBytes %d with 64 MiB live", n)
+	}
+	runtime.KeepAlive(hold)
 }
