@@ -20,6 +20,13 @@ const progressBarWidth = 24
 // IsTerminal reports whether w is a terminal (so progress bars and colour
 // make sense on it).
 func IsTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

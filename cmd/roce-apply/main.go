@@ -51,7 +51,10 @@ targets applied, rolled back and untouched).
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// Device text reaches every output; none may carry a credential.
+	stdout, stderr := cli.NewRedactWriter(os.Stdout, nil), cli.NewRedactWriter(os.Stderr, nil)
+	code := run(ctx, os.Args[1:], os.Stdin, stdout, stderr)
+	_, _ = stdout.Flush(), stderr.Flush()
 	stop()
 	os.Exit(code)
 }
@@ -141,6 +144,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	fab, src, err := c.LoadFabric(dir, stderr)
+	if fab != nil {
+		cli.RedactSecrets(fab, stdout, stderr)
+	}
 	if err != nil {
 		report.Errors = cli.Problems(err) // each with its file and line, for -json
 		return fail("the policy in " + dir + " did not load (errors above)")

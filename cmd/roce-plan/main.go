@@ -47,7 +47,10 @@ planned, or an interrupted apply awaits recovery); with -detailed-exitcode:
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	// Device text reaches every output; none may carry a credential.
+	stdout, stderr := cli.NewRedactWriter(os.Stdout, nil), cli.NewRedactWriter(os.Stderr, nil)
+	code := run(ctx, os.Args[1:], stdout, stderr)
+	_, _ = stdout.Flush(), stderr.Flush()
 	stop()
 	os.Exit(code)
 }
@@ -105,6 +108,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(err.Error(), err, false)
 	}
 	fab, src, err := c.LoadFabric(dir, stderr)
+	if fab != nil {
+		cli.RedactSecrets(fab, stdout, stderr)
+	}
 	if err != nil {
 		return fail("the policy in "+dir+" did not load", err, true)
 	}

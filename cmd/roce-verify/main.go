@@ -50,7 +50,10 @@ Exit codes (docs/verify.md):
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Registry())
+	// Device text reaches every output; none may carry a credential.
+	stdout, stderr := cli.NewRedactWriter(os.Stdout, nil), cli.NewRedactWriter(os.Stderr, nil)
+	code := run(ctx, os.Args[1:], stdout, stderr, cli.Registry())
+	_, _ = stdout.Flush(), stderr.Flush()
 	stop()
 	os.Exit(code)
 }
@@ -191,6 +194,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	}
 
 	fab, _, err := c.LoadFabric(dir, stderr)
+	if fab != nil {
+		cli.RedactSecrets(fab, stdout, stderr)
+	}
 	if err != nil {
 		return failWith("the policy in "+dir+" did not load", err, true)
 	}

@@ -125,7 +125,7 @@ func IsTerminal(w io.Writer) bool {
 }
 
 func isTerminal(w io.Writer, getenv func(string) (string, bool)) bool {
-	f, ok := w.(*os.File)
+	f, ok := UnwrapWriter(w).(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return false
 	}
