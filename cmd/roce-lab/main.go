@@ -35,8 +35,8 @@ const usage = `Usage:
                              version strings and the defaults that release brings
   roce-lab upgrade [-lab DIR] host.NAME FIRMWARE|driver
                              a NIC firmware update (or driver reload) on a lab host:
-                             DCB and rdma_cm go back to the defaults; the udev rule
-                             roce-apply installed restores the DCB settings
+                             DCB and rdma_cm go back to the defaults; the udev rules
+                             roce-apply installed restore the DCB and rdma_cm settings
   roce-lab nxos [flags]      one NX-OS simulator (try it with plain ssh); -h for flags
   roce-lab gnmi [flags]      one gNMI target; -h for flags
   roce-lab -version          print the version of roce-lab and exit
