@@ -235,7 +235,8 @@ func TestLeafDiffLines(t *testing.T) {
 	if _, err := tg.Apply(ctx, tp); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.sim.Seed("/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable", `"3,4"`); err != nil {
+	// roce adds its priority to pfc_enable and keeps the others (issue 16).
+	if err := l.sim.Seed("/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable", `"4"`); err != nil {
 		t.Fatal(err)
 	}
 	tp, err = tg.Plan(ctx)
@@ -246,7 +247,7 @@ func TestLeafDiffLines(t *testing.T) {
 		t.Fatalf("want one change, got %+v", tp.Changes)
 	}
 	c := tp.Changes[0]
-	want := `m /CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable: "3,4" -> "3"`
+	want := `m /CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable: "4" -> "3,4"`
 	if c.Note != want || c.Address != "sonic-db:/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0" || c.Action != plan.ActionUpdate || c.Disrupt != plan.DisruptionLink {
 		t.Errorf("change = %+v\nwant note %q", c, want)
 	}

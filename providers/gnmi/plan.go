@@ -53,7 +53,11 @@ type planState struct {
 }
 
 func (t *target) state(ctx context.Context) (*planState, error) {
-	d, err := t.prof.Render(profiles.Input{Switch: t.sw.Name, Interfaces: t.sw.Interfaces, Classes: t.classes})
+	cur, err := t.readFirst(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := t.render(cur)
 	if err != nil {
 		return nil, plan.RenderConflict(fmt.Errorf("%s: %w", t.Address(), err))
 	}

@@ -2,6 +2,8 @@ package profiles
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,13 +70,175 @@ func (p *sonicProfile) Collections([]string) []Collection {
 	}
 }
 
-func (p *sonicProfile) Render(in Input) (*Desired, error) {
+// CurrentReader is a profile that renders from the device's current config
+// as well as from the classes: the provider reads the containers ReadFirst
+// names (one Get each) and passes their leaves to RenderCurrent. The
+// sonic profile is one: it merges with the maps a port uses now.
+type CurrentReader interface {
+	ReadFirst(interfaces []string) []Collection
+	RenderCurrent(in Input, cur Current) (*Desired, error)
+}
+
+// Current is config read before rendering: each leaf's path in gpath
+// string form (/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable)
+// to its value as text.
+type Current map[string]string
+
+// ReadFirst: the port QoS rows and the three map tables, whose entries the
+// rendering copies.
+func (p *sonicProfile) ReadFirst([]string) []Collection {
+	var out []Collection
+	for _, t := range []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_QUEUE_MAP"} {
+		out = append(out, Collection{Origin: p.origin, Container: sonicDB + "/" + t, Rows: true})
+	}
+	return out
+}
+
+// Render is RenderCurrent on a switch with no QoS config.
+func (p *sonicProfile) Render(in Input) (*Desired, error) { return p.RenderCurrent(in, nil) }
+
+// sonicMapKind is one of the maps a port row references: the table, the
+// PORT_QOS_MAP field, the name of roce's map built without a source, and
+// how its keys and values are called in messages.
+type sonicMapKind struct {
+	table, field, own, key, value string
+}
+
+var (
+	sonicDSCPKind  = sonicMapKind{"DSCP_TO_TC_MAP", "dscp_to_tc_map", sonicDSCPMap, "DSCP", "traffic class"}
+	sonicDot1pKind = sonicMapKind{"DOT1P_TO_TC_MAP", "dot1p_to_tc_map", sonicDot1pMap, "802.1p", "traffic class"}
+	sonicTCKind    = sonicMapKind{"TC_TO_QUEUE_MAP", "tc_to_queue_map", sonicTCMap, "traffic class", "queue"}
+)
+
+// sonicMapNameMax is the longest map name sonic-yang takes (the name
+// pattern of the map lists: [a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31})).
+const sonicMapNameMax = 32
+
+// claim is one entry roce sets in a map, with the class that wants it.
+type claim struct{ value, class string }
+
+// source returns the foreign map a port's map is copied from: the map the
+// port references now, or, when that is roce's copy ROCE-<kind>-<name>,
+// the <name> it was copied from. "" means no source: the port references
+// nothing or roce's map without a source.
+func (k sonicMapKind) source(cur Current, port string) string {
+	ref := cur[sonicDB+"/PORT_QOS_MAP/"+port+"/"+k.field]
+	switch {
+	case ref == k.own || ref == "":
+		return ""
+	case strings.HasPrefix(ref, k.own+"-"):
+		return strings.TrimPrefix(ref, k.own+"-")
+	case strings.HasPrefix(ref, Prefix):
+		return "" // another roce name: not a copy of anything
+	}
+	return ref
+}
+
+// entries are a map's rows in cur: key (DSCP, 802.1p value, traffic class)
+// to value.
+func (k sonicMapKind) entries(cur Current, name string) map[string]string {
+	pre := sonicDB + "/" + k.table + "/" + name + "/"
+	out := map[string]string{}
+	for path, v := range cur {
+		if rest, ok := strings.CutPrefix(path, pre); ok && !strings.Contains(rest, "/") {
+			out[rest] = v
+		}
+	}
+	return out
+}
+
+// render returns the map a port gets and its entries: without a source
+// roce's own map (base plus ours); with one, ROCE-<kind>-<source> holding
+// every entry of the source and ours, refused when the source maps one of
+// our keys elsewhere (that would re-map another class's traffic).
+func (k sonicMapKind) render(kind, port string, cur Current, base map[string]string, ours map[string]claim) (string, map[string]any, error) {
+	out := map[string]any{}
+	src := k.source(cur, port)
+	name := k.own
+	if src != "" {
+		name = k.own + "-" + src
+		if len(name) > sonicMapNameMax {
+			return "", nil, fmt.Errorf("%s: port %s uses %s %s; roce would copy it to %s, longer than the %d characters SONiC takes: rename the map to at most %d characters, then plan again", kind, port, k.table, src, name, sonicMapNameMax, sonicMapNameMax-len(k.own)-1)
+		}
+		base = k.entries(cur, src)
+		if len(base) == 0 {
+			return "", nil, fmt.Errorf("%s: port %s references %s %s, which CONFIG_DB does not have: create the map or point %s of PORT_QOS_MAP|%s at an existing one, then plan again", kind, port, k.table, src, k.field, port)
+		}
+		for _, key := range slices.Sorted(maps.Keys(ours)) {
+			if v, ok := base[key]; ok && v != ours[key].value {
+				return "", nil, fmt.Errorf("%s: port %s uses %s %s, which maps %s %s to %s %s; class %s needs %s %s there, and roce does not re-map another class's traffic: change the class's %s values, or the map's entry for %s %s, then plan again", kind, port, k.table, src, k.key, key, k.value, v, ours[key].class, k.value, ours[key].value, k.key, k.key, key)
+			}
+		}
+	}
+	for key, v := range base {
+		out[key] = v
+	}
+	for key, c := range ours {
+		out[key] = c.value
+	}
+	return name, out, nil
+}
+
+// pfcUnion is the port's pfc_enable with roce's priorities added: roce
+// never drops a priority another class enabled.
+func pfcUnion(kind, port string, cur Current, ours []int) (string, error) {
+	set := map[int]bool{}
+	for _, pr := range ours {
+		set[pr] = true
+	}
+	if have := cur[sonicDB+"/PORT_QOS_MAP/"+port+"/pfc_enable"]; have != "" {
+		for _, f := range strings.Split(have, ",") {
+			pr, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || pr < 0 || pr > 7 {
+				return "", fmt.Errorf("%s: port %s: PORT_QOS_MAP pfc_enable %q is not a list of priorities 0-7: correct it on the switch, then plan again", kind, port, have)
+			}
+			set[pr] = true
+		}
+	}
+	var out []string
+	for pr := 0; pr < 8; pr++ {
+		if set[pr] {
+			out = append(out, strconv.Itoa(pr))
+		}
+	}
+	return strings.Join(out, ","), nil
+}
+
+// restore points a port back at the source of roce's copy it references
+// when roce no longer writes that map: the port keeps the classification
+// it had before roce.
+func restore(cur Current, port string, qm map[string]any, kinds ...sonicMapKind) {
+	for _, k := range kinds {
+		if _, set := qm[k.field]; set {
+			continue
+		}
+		if src := k.source(cur, port); src != "" && cur[sonicDB+"/PORT_QOS_MAP/"+port+"/"+k.field] != src {
+			qm[k.field] = src
+		}
+	}
+}
+
+// RenderCurrent renders the classes onto the port QoS config cur holds.
+// Each port keeps its maps' other entries: roce writes a copy of the map
+// the port uses with its own entries added (ROCE-DSCP-<map>, ...), or
+// ROCE-DSCP (ROCE-TC: every traffic class to its same-numbered queue,
+// SONiC's default) when the port uses none, and refuses when the port's
+// map sends one of its values elsewhere. pfc_enable is the union of the
+// port's priorities and roce's.
+func (p *sonicProfile) RenderCurrent(in Input, cur Current) (*Desired, error) {
 	const kind = "gnmi/sonic"
 	if err := checkCommon(kind, in); err != nil {
 		return nil, err
 	}
 	d := &Desired{}
 	if len(in.Classes) == 0 {
+		for _, ifc := range in.Interfaces {
+			qm := map[string]any{}
+			restore(cur, ifc, qm, sonicDSCPKind, sonicDot1pKind, sonicTCKind)
+			if len(qm) > 0 {
+				d.add(Merge, p.origin, sonicDB+"/PORT_QOS_MAP/"+ifc, qm, plan.DisruptionLink)
+			}
+		}
 		return d, nil
 	}
 	if wd := watchdogOf(in.Classes); wd != nil {
@@ -82,16 +246,10 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 			return nil, err // names gnmi/sonic
 		}
 	}
-	// The port's TC_TO_QUEUE_MAP is replaced by ours, so ours maps every
-	// traffic class, not only the lossless ones: each to its same-numbered
-	// queue, SONiC's default. A map holding only our classes would leave
-	// the other classes of the port without a queue.
-	dscpMap, dot1pMap, tcMap := map[string]any{}, map[string]any{}, map[string]any{}
-	for tc := 0; tc < 8; tc++ {
-		tcMap[strconv.Itoa(tc)] = strconv.Itoa(tc)
-	}
+	dscps, dot1ps, tcs := map[string]claim{}, map[string]claim{}, map[string]claim{}
 	for _, c := range in.Classes {
 		tc := strconv.Itoa(c.Priority)
+		tcs[tc] = claim{tc, c.Name} // the lossless queue is the same-numbered one
 		switch c.Match.Kind {
 		case policies.MatchDSCP, policies.MatchUDPPort:
 			ds, warn, err := dscpsOf(kind, c)
@@ -102,11 +260,11 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 				d.Warnings = append(d.Warnings, warn)
 			}
 			for _, v := range ds { // checkCommon refused a DSCP of two classes
-				dscpMap[strconv.Itoa(v)] = tc
+				dscps[strconv.Itoa(v)] = claim{tc, c.Name}
 			}
 		case policies.MatchCoS:
 			for _, v := range c.Match.CoS {
-				dot1pMap[strconv.Itoa(v)] = tc
+				dot1ps[strconv.Itoa(v)] = claim{tc, c.Name}
 			}
 		default:
 			return nil, fmt.Errorf("%s: class %s: match %q is not expressible; SONiC classifies lossless traffic by DSCP or 802.1p maps", kind, c.Name, c.Match.Kind)
@@ -120,38 +278,62 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 			}, plan.DisruptionNone)
 		}
 	}
-	if len(dscpMap) > 0 {
-		d.add(Entry, p.origin, sonicDB+"/DSCP_TO_TC_MAP/"+sonicDSCPMap, dscpMap, plan.DisruptionBrief)
+	// Without a source, ROCE-TC maps every traffic class, each to its
+	// same-numbered queue (SONiC's default): a map holding only the
+	// lossless classes would leave the port's other classes without a
+	// queue.
+	identity := map[string]string{}
+	for tc := 0; tc < 8; tc++ {
+		identity[strconv.Itoa(tc)] = strconv.Itoa(tc)
 	}
-	if len(dot1pMap) > 0 {
-		d.add(Entry, p.origin, sonicDB+"/DOT1P_TO_TC_MAP/"+sonicDot1pMap, dot1pMap, plan.DisruptionBrief)
+	type wantMap struct {
+		kind  sonicMapKind
+		ours  map[string]claim
+		base  map[string]string
+		write bool
 	}
-	d.add(Entry, p.origin, sonicDB+"/TC_TO_QUEUE_MAP/"+sonicTCMap, tcMap, plan.DisruptionBrief)
+	maps := []wantMap{
+		{sonicDSCPKind, dscps, nil, len(dscps) > 0},
+		{sonicDot1pKind, dot1ps, nil, len(dot1ps) > 0},
+		{sonicTCKind, tcs, identity, true},
+	}
 
-	var pfc []string
-	for _, pr := range priorities(in.Classes) {
-		pfc = append(pfc, strconv.Itoa(pr))
-	}
 	mtu := classMTU(in.Classes)
 	wd := watchdogOf(in.Classes)
+	written := map[string]bool{} // map rows already added (ports sharing a source share the copy)
+	var tables, ports []Object
 	for _, ifc := range in.Interfaces {
 		if strings.ContainsAny(ifc, "/|") {
 			return nil, fmt.Errorf("%s: interface %q: SONiC port names look like Ethernet0", kind, ifc)
 		}
+		pfc, err := pfcUnion(kind, ifc, cur, priorities(in.Classes))
+		if err != nil {
+			return nil, err
+		}
+		qm := map[string]any{"pfc_enable": pfc}
+		for _, m := range maps {
+			if !m.write {
+				continue
+			}
+			name, entries, err := m.kind.render(kind, ifc, cur, m.base, m.ours)
+			if err != nil {
+				return nil, err
+			}
+			qm[m.kind.field] = name
+			if path := sonicDB + "/" + m.kind.table + "/" + name; !written[path] {
+				written[path] = true
+				tables = append(tables, Object{Entry, p.origin, path, entries, plan.DisruptionBrief})
+			}
+		}
+		restore(cur, ifc, qm, sonicDSCPKind, sonicDot1pKind)
+		port := &Desired{}
 		if mtu > 0 {
-			d.add(Merge, p.origin, sonicDB+"/PORT/"+ifc, map[string]any{"mtu": strconv.Itoa(mtu)}, plan.DisruptionLink)
+			port.add(Merge, p.origin, sonicDB+"/PORT/"+ifc, map[string]any{"mtu": strconv.Itoa(mtu)}, plan.DisruptionLink)
 		}
-		qm := map[string]any{"pfc_enable": strings.Join(pfc, ","), "tc_to_queue_map": sonicTCMap}
-		if len(dscpMap) > 0 {
-			qm["dscp_to_tc_map"] = sonicDSCPMap
-		}
-		if len(dot1pMap) > 0 {
-			qm["dot1p_to_tc_map"] = sonicDot1pMap
-		}
-		d.add(Merge, p.origin, sonicDB+"/PORT_QOS_MAP/"+ifc, qm, plan.DisruptionLink)
+		port.add(Merge, p.origin, sonicDB+"/PORT_QOS_MAP/"+ifc, qm, plan.DisruptionLink)
 		for _, c := range sortedByPriority(in.Classes) {
 			if c.ECN != nil {
-				d.add(Merge, p.origin, sonicDB+fmt.Sprintf("/QUEUE/%s|%d", ifc, c.Priority), map[string]any{"wred_profile": Prefix + c.Name}, plan.DisruptionNone)
+				port.add(Merge, p.origin, sonicDB+fmt.Sprintf("/QUEUE/%s|%d", ifc, c.Priority), map[string]any{"wred_profile": Prefix + c.Name}, plan.DisruptionNone)
 			}
 		}
 		if wd != nil {
@@ -159,12 +341,26 @@ func (p *sonicProfile) Render(in Input) (*Desired, error) {
 			if action == "" {
 				return nil, fmt.Errorf("%s: PFC watchdog action %q: want drop or forward", kind, wd.Action)
 			}
-			d.add(Merge, p.origin, sonicDB+"/PFC_WD/"+ifc, map[string]any{
+			port.add(Merge, p.origin, sonicDB+"/PFC_WD/"+ifc, map[string]any{
 				"action": action, "detection_time": strconv.Itoa(wd.DetectionMS), "restoration_time": strconv.Itoa(wd.RestorationMS),
 			}, plan.DisruptionNone)
 		}
+		ports = append(ports, port.Objects...)
 	}
+	// The maps first, in table order (DSCP, 802.1p, TC), then the ports.
+	sort.SliceStable(tables, func(i, j int) bool { return tableRank(tables[i].Path) < tableRank(tables[j].Path) })
+	d.Objects = append(append(d.Objects, tables...), ports...)
 	return d, nil
+}
+
+// tableRank orders the map rows as the profile always wrote them.
+func tableRank(path string) int {
+	for i, k := range []sonicMapKind{sonicDSCPKind, sonicDot1pKind, sonicTCKind} {
+		if strings.HasPrefix(path, sonicDB+"/"+k.table+"/") {
+			return i
+		}
+	}
+	return 3
 }
 
 // CheckSONiCWatchdog refuses PFC watchdog timers and actions SONiC's
