@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocefabric/roce/plan"
+	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/providers/gnmi"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
 )
@@ -72,6 +73,26 @@ func TestSONiCMergeRoundTrip(t *testing.T) {
 	}
 	if res, err := tg.Apply(ctx, edit); err != nil || res.Status != plan.StatusApplied {
 		t.Fatalf("apply the edit: %s %v", res.Status, err)
+	}
+
+	// The class moves to priority 6: priority 3, which only roce's entry
+	// DSCP 26 sent traffic to, is no longer lossless; 4 (the port's) stays.
+	moved := dscpClass()
+	moved.Priority = 6
+	l.fabric.Lossless = []*policies.Lossless{moved}
+	mv := l.target(t, gnmi.Options{})
+	tp, err = mv.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := mv.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
+		t.Fatalf("apply the move: %s %v", res.Status, err)
+	}
+	if cfg := l.sim.ConfigJSON(); !strings.Contains(cfg, `"4,6"`) {
+		t.Errorf("after moving the class to priority 6 want pfc_enable 4,6:\n%s", cfg)
+	}
+	if again, err := mv.Plan(ctx); err != nil || again.HasChanges() {
+		t.Errorf("plan after the move: %v, changes %+v", err, again.Changes)
 	}
 
 	// The class is removed: roce's copies go, the port uses AZURE again.

@@ -179,13 +179,13 @@ func (k sonicMapKind) render(kind, port string, cur Current, base map[string]str
 	return name, out, nil
 }
 
-// pfcUnion is the port's pfc_enable with roce's priorities added: roce
-// never drops a priority another class enabled.
-func pfcUnion(kind, port string, cur Current, ours []int) (string, error) {
+// pfcMerge is the port's pfc_enable with roce's priorities added and a
+// priority roce no longer wants dropped only when roce enabled it: roce's
+// maps on the port sent traffic to it (an entry of roce's copy that its
+// source does not have) and the port's own maps send none to it. Any other
+// priority stays, so roce never drops a priority another class enabled.
+func pfcMerge(kind, port string, cur Current, ours []int) (string, error) {
 	set := map[int]bool{}
-	for _, pr := range ours {
-		set[pr] = true
-	}
 	if have := cur[sonicDB+"/PORT_QOS_MAP/"+port+"/pfc_enable"]; have != "" {
 		for _, f := range strings.Split(have, ",") {
 			pr, err := strconv.Atoi(strings.TrimSpace(f))
@@ -194,6 +194,34 @@ func pfcUnion(kind, port string, cur Current, ours []int) (string, error) {
 			}
 			set[pr] = true
 		}
+	}
+	roces, foreign := map[string]bool{}, map[string]bool{}
+	for _, k := range []sonicMapKind{sonicDSCPKind, sonicDot1pKind} {
+		ref := cur[sonicDB+"/PORT_QOS_MAP/"+port+"/"+k.field]
+		src := k.source(cur, port)
+		srcEntries := map[string]string{}
+		if src != "" {
+			srcEntries = k.entries(cur, src)
+		}
+		for _, v := range srcEntries {
+			foreign[v] = true
+		}
+		if ref == src {
+			continue // the port uses its own map, not a roce copy
+		}
+		for key, v := range k.entries(cur, ref) {
+			if srcEntries[key] != v {
+				roces[v] = true
+			}
+		}
+	}
+	for tc := range roces {
+		if pr, err := strconv.Atoi(tc); err == nil && !foreign[tc] {
+			delete(set, pr)
+		}
+	}
+	for _, pr := range ours {
+		set[pr] = true
 	}
 	var out []string
 	for pr := 0; pr < 8; pr++ {
@@ -223,8 +251,8 @@ func restore(cur Current, port string, qm map[string]any, kinds ...sonicMapKind)
 // the port uses with its own entries added (ROCE-DSCP-<map>, ...), or
 // ROCE-DSCP (ROCE-TC: every traffic class to its same-numbered queue,
 // SONiC's default) when the port uses none, and refuses when the port's
-// map sends one of its values elsewhere. pfc_enable is the union of the
-// port's priorities and roce's.
+// map sends one of its values elsewhere. pfc_enable keeps the port's
+// priorities and adds roce's (pfcMerge).
 func (p *sonicProfile) RenderCurrent(in Input, cur Current) (*Desired, error) {
 	const kind = "gnmi/sonic"
 	if err := checkCommon(kind, in); err != nil {
@@ -306,7 +334,7 @@ func (p *sonicProfile) RenderCurrent(in Input, cur Current) (*Desired, error) {
 		if strings.ContainsAny(ifc, "/|") {
 			return nil, fmt.Errorf("%s: interface %q: SONiC port names look like Ethernet0", kind, ifc)
 		}
-		pfc, err := pfcUnion(kind, ifc, cur, priorities(in.Classes))
+		pfc, err := pfcMerge(kind, ifc, cur, priorities(in.Classes))
 		if err != nil {
 			return nil, err
 		}

@@ -185,22 +185,33 @@ func TestSONiCMergeRefusals(t *testing.T) {
 	}
 }
 
-// pfc_enable: roce adds its priorities and keeps every other one, in order.
-func TestSONiCPFCUnion(t *testing.T) {
+// pfc_enable: roce adds its priorities and keeps every other one, except
+// one only roce's own map entries sent traffic to.
+func TestSONiCPFCMerge(t *testing.T) {
+	const port = "/PORT_QOS_MAP/Ethernet0/"
 	cases := []struct {
-		have string
+		name string
+		cur  Current
 		ours []int
 		want string
 	}{
-		{"", []int{3}, "3"},
-		{"4", []int{3}, "3,4"},
-		{"3,4", []int{3}, "3,4"},
-		{"6, 2", []int{3, 4}, "2,3,4,6"},
+		{"empty", with(nil, port+"pfc_enable", ""), []int{3}, "3"},
+		{"kept", with(nil, port+"pfc_enable", "4"), []int{3}, "3,4"},
+		{"already", with(nil, port+"pfc_enable", "3,4"), []int{3}, "3,4"},
+		{"spaces and order", with(nil, port+"pfc_enable", "6, 2"), []int{3, 4}, "2,3,4,6"},
+		{"roce moved 3 to 4", with(nil, port+"pfc_enable", "3", port+"dscp_to_tc_map", "ROCE-DSCP", "/DSCP_TO_TC_MAP/ROCE-DSCP/26", "3"), []int{4}, "4"},
+		{"roce's copy moved 3 to 4", with(azure(), port+"pfc_enable", "3,4", port+"dscp_to_tc_map", "ROCE-DSCP-AZURE",
+			"/DSCP_TO_TC_MAP/ROCE-DSCP-AZURE/27", "3", "/DSCP_TO_TC_MAP/AZURE/26", ""), []int{4}, "4"},
+		{"roce's 802.1p map moved 2 to 4", with(nil, port+"pfc_enable", "2,5", port+"dot1p_to_tc_map", "ROCE-DOT1P", "/DOT1P_TO_TC_MAP/ROCE-DOT1P/2", "2"), []int{4}, "4,5"},
+		{"the port's own map sends traffic to 3", with(azure(), port+"pfc_enable", "3,4", port+"dscp_to_tc_map", "ROCE-DSCP-AZURE",
+			"/DSCP_TO_TC_MAP/ROCE-DSCP-AZURE/27", "3"), []int{6}, "3,4,6"},
 	}
 	for _, tc := range cases {
-		got, err := pfcUnion("gnmi/sonic", "Ethernet0", Current{sonicDB + "/PORT_QOS_MAP/Ethernet0/pfc_enable": tc.have}, tc.ours)
-		if err != nil || got != tc.want {
-			t.Errorf("pfcUnion(%q, %v) = %q, %v; want %q", tc.have, tc.ours, got, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pfcMerge("gnmi/sonic", "Ethernet0", tc.cur, tc.ours)
+			if err != nil || got != tc.want {
+				t.Errorf("pfcMerge = %q, %v; want %q", got, err, tc.want)
+			}
+		})
 	}
 }
