@@ -394,3 +394,34 @@ func TestNewcomerLabDownKeepsItsLog(t *testing.T) {
 		}
 	}
 }
+
+// docs/tutorial.md, step 2: the apply report says "not saved" under each
+// gNMI switch, naming its own save command, and under no Nexus switch,
+// which roce-apply saves.
+func TestNewcomerApplyReportOnSaving(t *testing.T) {
+	l := startLab(t)
+	r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir)
+	if r.code != 0 {
+		t.Fatalf("apply\n%s", r)
+	}
+	// Each target's line, then its indented warnings.
+	warnings := map[string]string{}
+	target := ""
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if m := regexp.MustCompile(`^((?:switch|host)\.\S+): `).FindStringSubmatch(line); m != nil {
+			target = m[1]
+		} else if strings.HasPrefix(line, "  ") && target != "" {
+			warnings[target] += line + "\n"
+		}
+	}
+	for _, sw := range []string{"switch.eos-1", "switch.sonic-1", "switch.srl-1"} {
+		if !strings.Contains(warnings[sw], "not saved") || !strings.Contains(warnings[sw], "save it with") {
+			t.Errorf("%s: want a 'not saved' warning naming the save command\n%s", sw, r.stdout)
+		}
+	}
+	for _, sw := range []string{"switch.n5k-1", "switch.n7k-1"} {
+		if strings.Contains(warnings[sw], "not saved") {
+			t.Errorf("%s: roce-apply saves a Nexus switch, yet the report says not saved\n%s", sw, r.stdout)
+		}
+	}
+}
