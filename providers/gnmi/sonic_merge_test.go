@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefabric/roce/internal/testenv"
 	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/providers/gnmi"
@@ -58,6 +59,12 @@ func TestSONiCMergeRoundTrip(t *testing.T) {
 	if err != nil || again.HasChanges() {
 		t.Fatalf("second plan: %v, changes %+v", err, again.Changes)
 	}
+	t.Run("yanglint", func(t *testing.T) {
+		testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
+		if msg := yanglint(t, "sonic", "config", instanceData(t, l.sim, "sonic")); msg != "" {
+			t.Errorf("the merged config is not valid sonic-yang instance data: %s", msg)
+		}
+	})
 
 	// The operator re-maps DSCP 8 in AZURE: roce's copy follows.
 	if err := l.sim.Seed("/CONFIG_DB/localhost/DSCP_TO_TC_MAP/AZURE/8", `"2"`); err != nil {

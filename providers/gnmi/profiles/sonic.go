@@ -3,6 +3,7 @@ package profiles
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -114,6 +115,10 @@ var (
 // pattern of the map lists: [a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31})).
 const sonicMapNameMax = 32
 
+// sonicMapNameRe is that pattern: a source map's name goes into the name
+// of roce's copy and into its CONFIG_DB path.
+var sonicMapNameRe = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$`)
+
 // claim is one entry roce sets in a map, with the class that wants it.
 type claim struct{ value, class string }
 
@@ -157,6 +162,9 @@ func (k sonicMapKind) render(kind, port string, cur Current, base map[string]str
 	name := k.own
 	if src != "" {
 		name = k.own + "-" + src
+		if !sonicMapNameRe.MatchString(src) {
+			return "", nil, fmt.Errorf("%s: port %s references %s %q, which is not a SONiC map name (letters, digits, '-' and '_'): point %s of PORT_QOS_MAP|%s at a map with such a name, then plan again", kind, port, k.table, src, k.field, port)
+		}
 		if len(name) > sonicMapNameMax {
 			return "", nil, fmt.Errorf("%s: port %s uses %s %s; roce would copy it to %s, longer than the %d characters SONiC takes: rename the map to at most %d characters, then plan again", kind, port, k.table, src, name, sonicMapNameMax, sonicMapNameMax-len(k.own)-1)
 		}

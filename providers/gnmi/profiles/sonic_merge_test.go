@@ -2,6 +2,8 @@ package profiles
 
 import (
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,6 +168,8 @@ func TestSONiCMergeRefusals(t *testing.T) {
 			[]string{"port Ethernet0 references DSCP_TO_TC_MAP GONE", "does not have"}},
 		{"name too long", with(azure(), "/PORT_QOS_MAP/Ethernet0/dscp_to_tc_map", "A_VERY_LONG_DSCP_MAP_NAME_X", "/DSCP_TO_TC_MAP/A_VERY_LONG_DSCP_MAP_NAME_X/0", "0"),
 			[]*policies.Lossless{dscpLossless()}, []string{"ROCE-DSCP-A_VERY_LONG_DSCP_MAP_NAME_X", "at most 22 characters"}},
+		{"not a map name", with(azure(), "/PORT_QOS_MAP/Ethernet0/dscp_to_tc_map", "a/b", "/DSCP_TO_TC_MAP/a/b/0", "0"),
+			[]*policies.Lossless{dscpLossless()}, []string{`DSCP_TO_TC_MAP "a/b"`, "not a SONiC map name"}},
 		{"bad pfc_enable", with(azure(), "/PORT_QOS_MAP/Ethernet0/pfc_enable", "3,x"), []*policies.Lossless{dscpLossless()},
 			[]string{"port Ethernet0", `pfc_enable "3,x"`}},
 	}
@@ -214,4 +218,58 @@ func TestSONiCPFCMerge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Whatever the port row and the maps hold, RenderCurrent refuses or
+// renders a port whose DSCP map sends roce's DSCPs to roce's traffic
+// class, keeps every other entry of the port's map, and enables roce's
+// priority.
+func FuzzSONiCRenderCurrent(f *testing.F) {
+	f.Add("4", "AZURE", "26", "3", "8", "1")
+	f.Add("3,x", "ROCE-DSCP-AZURE", "26", "0", "46", "5")
+	f.Add("", "", "", "", "", "")
+	f.Add("7, 0", "ROCE-DSCP", "27", "3", "0", "0")
+	f.Fuzz(func(t *testing.T, pfc, ref, k1, v1, k2, v2 string) {
+		cur := with(nil, "/PORT_QOS_MAP/Ethernet0/pfc_enable", pfc, "/PORT_QOS_MAP/Ethernet0/dscp_to_tc_map", ref,
+			"/DSCP_TO_TC_MAP/AZURE/"+k1, v1, "/DSCP_TO_TC_MAP/AZURE/"+k2, v2, "/DSCP_TO_TC_MAP/"+ref+"/"+k1, v1)
+		p := &sonicProfile{origin: "sonic-db"}
+		c := dscpLossless()
+		d, err := p.RenderCurrent(Input{Switch: "s1", Interfaces: []string{"Ethernet0"}, Classes: []*policies.Lossless{c}}, cur)
+		if err != nil {
+			return
+		}
+		var qm, dm map[string]any
+		for _, o := range d.Objects {
+			if o.Path == sonicDB+"/PORT_QOS_MAP/Ethernet0" {
+				qm = o.Value.(map[string]any)
+			}
+		}
+		if qm == nil {
+			t.Fatalf("no port row in %+v", d.Objects)
+		}
+		name, _ := qm["dscp_to_tc_map"].(string)
+		if !sonicMapNameRe.MatchString(name) {
+			t.Errorf("port row %v: map name %q is not a SONiC map name", qm, name)
+		}
+		for _, o := range d.Objects {
+			if o.Path == sonicDB+"/DSCP_TO_TC_MAP/"+name {
+				dm = o.Value.(map[string]any)
+			}
+		}
+		for _, v := range c.Match.DSCP {
+			if dm[strconv.Itoa(v)] != "3" {
+				t.Errorf("map %s %v: DSCP %d not on traffic class 3", name, dm, v)
+			}
+		}
+		if src := sonicDSCPKind.source(cur, "Ethernet0"); src != "" {
+			for k, v := range sonicDSCPKind.entries(cur, src) {
+				if dm[k] != v {
+					t.Errorf("map %s %v lost %s's entry %s -> %s", name, dm, src, k, v)
+				}
+			}
+		}
+		if !slices.Contains(strings.Split(qm["pfc_enable"].(string), ","), "3") {
+			t.Errorf("pfc_enable %v without priority 3", qm["pfc_enable"])
+		}
+	})
 }
