@@ -248,7 +248,9 @@ func restore(cur Current, port string, qm map[string]any, kinds ...sonicMapKind)
 		if _, set := qm[k.field]; set {
 			continue
 		}
-		if src := k.source(cur, port); src != "" && cur[sonicDB+"/PORT_QOS_MAP/"+port+"/"+k.field] != src {
+		// A source the operator deleted is not pointed at: the reference
+		// to roce's copy is deleted with the copy (Collections).
+		if src := k.source(cur, port); src != "" && cur[sonicDB+"/PORT_QOS_MAP/"+port+"/"+k.field] != src && len(k.entries(cur, src)) > 0 {
 			qm[k.field] = src
 		}
 	}

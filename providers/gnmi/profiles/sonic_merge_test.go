@@ -73,6 +73,9 @@ func TestSONiCMergeGolden(t *testing.T) {
 			[]string{"Ethernet0", "Ethernet4"}, []*policies.Lossless{dscpLossless()}},
 		{"removed", with(azure(), "/PORT_QOS_MAP/Ethernet0/dscp_to_tc_map", "ROCE-DSCP-AZURE", "/PORT_QOS_MAP/Ethernet0/tc_to_queue_map", "ROCE-TC-AZURE"),
 			[]string{"Ethernet0"}, nil},
+		{"removed-source-gone", with(azure(), "/PORT_QOS_MAP/Ethernet0/dscp_to_tc_map", "ROCE-DSCP-AZURE", "/PORT_QOS_MAP/Ethernet0/tc_to_queue_map", "ROCE-TC-AZURE",
+			"/TC_TO_QUEUE_MAP/AZURE/0", "", "/TC_TO_QUEUE_MAP/AZURE/1", "", "/TC_TO_QUEUE_MAP/AZURE/3", "", "/TC_TO_QUEUE_MAP/AZURE/5", ""),
+			[]string{"Ethernet0"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
