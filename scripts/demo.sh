@@ -21,14 +21,16 @@ else
 fi
 step() { printf '\n%s==> %s%s\n' "$BOLD" "$*" "$PLAIN"; }
 say() { printf '    %s\n' "$@"; }
-show() { printf '$ %s\n' "$*"; "$@"; }
+# shown CMD...: print the command line as the reader would type it.
+shown() { printf '$ %s\n' "$*"; }
+show() { shown "$@"; "$@"; }
 # last CMD...: run CMD, show only its last line (the summary).
-last() { printf '$ %s\n' "$*"; "$@" 2>/dev/null | tail -n 1; }
+last() { shown "$@"; "$@" 2>/dev/null | tail -n 1; }
 # expect CODE CMD...: run CMD, fail the demo unless it exits CODE.
 expect() {
 	local want=$1 rc=0
 	shift
-	printf '$ %s\n' "$*"
+	shown "$@"
 	"$@" || rc=$?
 	if [ "$rc" != "$want" ]; then
 		echo "demo: expected exit $want from '$*', got $rc" >&2
@@ -52,6 +54,7 @@ show roce-plan validate $VARS "$LAB" 2>/dev/null
 step "Plan: read every device, render per platform, show the diff, save the plan"
 say "The Nexus 7000's part of it (the full plan, all 9 devices: $STATE/plan.txt):"
 rc=0
+shown roce-plan $VARS -detailed-exitcode -out "$STATE/plan.roce" "$LAB"
 roce-plan $VARS -detailed-exitcode -out "$STATE/plan.roce" "$LAB" 2>/dev/null >"$STATE/plan.txt" || rc=$?
 section switch.n7k-1 <"$STATE/plan.txt"
 grep '^Plan:' "$STATE/plan.txt"
@@ -76,6 +79,7 @@ show roce-lab upgrade -lab "$LAB" switch.n7k-1 '5.1(5)'
 
 step "Plan after the upgrade: the drift, in plain words"
 rc=0
+shown roce-plan $VARS -detailed-exitcode -out "$STATE/repair.roce" "$LAB"
 roce-plan $VARS -detailed-exitcode -out "$STATE/repair.roce" "$LAB" 2>/dev/null >"$STATE/drift.txt" || rc=$?
 changed_only <"$STATE/drift.txt"
 [ "$rc" = 2 ] || { echo "demo: expected the upgrade to show as drift (exit 2), got $rc" >&2; exit 1; }
@@ -83,6 +87,7 @@ grep -q 'drift' "$STATE/drift.txt" || { echo "demo: the plan does not call the c
 
 step "Verify against the baseline: the bandwidth drop and its cause"
 rc=0
+shown roce-verify $VARS -baseline "$STATE/baseline.json" -format junit -out "$STATE/post-upgrade.xml" "$LAB"
 roce-verify $VARS -baseline "$STATE/baseline.json" -format junit -out "$STATE/post-upgrade.xml" "$LAB" 2>/dev/null >"$STATE/verify.txt" || rc=$?
 sed -n '/^roce-verify:/p; /^Probes:/,/^$/p' "$STATE/verify.txt" | grep -v '  note: '
 grep '  FAIL  baseline' "$STATE/verify.txt" || true
