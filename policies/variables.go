@@ -1,7 +1,10 @@
 package policies
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -209,13 +212,33 @@ func (l *loader) parseRawVar(d *variable, raw, from string) (cty.Value, bool) {
 	return cty.NilVal, false
 }
 
+// varFileNextStep is what to do about a -var-file that cannot be read. A
+// lab's variable file (under a .lab directory) exists only while the lab
+// runs, so a missing one usually means the lab is down.
+func varFileNextStep(path string, err error) string {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "Check that it is a file you can read."
+	}
+	els := strings.Split(filepath.ToSlash(filepath.Clean(path)), "/")
+	for i, el := range els {
+		if el == ".lab" {
+			lab := filepath.FromSlash(strings.Join(els[:i], "/"))
+			if lab == "" {
+				lab = "."
+			}
+			return fmt.Sprintf("The lab writes this file when it starts: is it up? Start it with `roce-lab up -d %s`.", lab)
+		}
+	}
+	return "Check the path (a relative one is read from the current directory)."
+}
+
 // readVarFile applies a .tfvars-style file of name = value attributes.
 // Values are constants: no variables or functions, as in Terraform.
 func (l *loader) readVarFile(path string, decls map[string]*variable, vals map[string]*assigned) {
 	src, err := readLimited(path, maxPolicyFileBytes)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read variable file",
-			Detail: fmt.Sprintf("Reading -var-file %s: %v.", path, err)})
+			Detail: fmt.Sprintf("Reading -var-file %s: %v. %s", path, err, varFileNextStep(path, err))})
 		return
 	}
 	if d := checkNesting(src, path); d != nil {
