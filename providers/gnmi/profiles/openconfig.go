@@ -263,17 +263,15 @@ func (p *ocProfile) render(in Input) (*Desired, error) {
 func (p *ocProfile) term(c *policies.Lossless) (map[string]any, string, error) {
 	id := Prefix + c.Name
 	var cond map[string]any
-	warn := ""
 	switch c.Match.Kind {
 	case policies.MatchDSCP:
 		cond = map[string]any{"ipv4": map[string]any{"config": map[string]any{"dscp-set": ints(c.Match.DSCP)}}}
 	case policies.MatchUDPPort:
 		if p.arista {
-			ds, w, err := dscpsOf(p.kind(), c)
+			ds, err := dscpsOf(p.kind(), c)
 			if err != nil {
 				return nil, "", err
 			}
-			warn = w
 			cond = map[string]any{"ipv4": map[string]any{"config": map[string]any{"dscp-set": ints(ds)}}}
 			break
 		}
@@ -302,7 +300,7 @@ func (p *ocProfile) term(c *policies.Lossless) (map[string]any, string, error) {
 		"id": id, "config": map[string]any{"id": id},
 		"conditions": cond,
 		"actions":    map[string]any{"config": map[string]any{"target-group": Prefix + c.Name}},
-	}, warn, nil
+	}, "", nil
 }
 
 // noDropBitmap renders Arista's priorities-no-drop hex bitmap.

@@ -338,19 +338,21 @@ func checkCodePoints(kind string, cs []*policies.Lossless) error {
 }
 
 // dscpsOf returns the DSCP values a class is recognised by on a switch that
-// classifies by DSCP only, with a warning when a UDP-port match is narrowed
-// to its DSCP refinement.
-func dscpsOf(kind string, c *policies.Lossless) ([]int, string, error) {
+// classifies by DSCP only. A UDP-port match is narrowed to its DSCP
+// refinement without a warning of its own: validation already warns once
+// for all the switches concerned ("Class narrowed to its DSCP"), and a
+// per-switch copy repeated it on every switch of the plan (issue #18).
+func dscpsOf(kind string, c *policies.Lossless) ([]int, error) {
 	switch c.Match.Kind {
 	case policies.MatchDSCP:
-		return c.Match.DSCP, "", nil
+		return c.Match.DSCP, nil
 	case policies.MatchUDPPort:
 		if len(c.Match.DSCP) == 0 {
-			return nil, "", fmt.Errorf("%s: class %s matches UDP port %d without a DSCP; this profile classifies by DSCP only, so give the class a dscp list (RoCE v2 marked with a DSCP)", kind, c.Name, c.Match.UDPPort)
+			return nil, fmt.Errorf("%s: class %s matches UDP port %d without a DSCP; this profile classifies by DSCP only, so give the class a dscp list (RoCE v2 marked with a DSCP)", kind, c.Name, c.Match.UDPPort)
 		}
-		return c.Match.DSCP, fmt.Sprintf("class %s: UDP port %d is not matchable on %s; traffic is classified by DSCP %v only", c.Name, c.Match.UDPPort, kind, c.Match.DSCP), nil
+		return c.Match.DSCP, nil
 	}
-	return nil, "", nil
+	return nil, nil
 }
 
 func ints(v []int) []any {

@@ -290,12 +290,9 @@ func (p *sonicProfile) RenderCurrent(in Input, cur Current) (*Desired, error) {
 		tcs[tc] = claim{tc, c.Name} // the lossless queue is the same-numbered one
 		switch c.Match.Kind {
 		case policies.MatchDSCP, policies.MatchUDPPort:
-			ds, warn, err := dscpsOf(kind, c)
+			ds, err := dscpsOf(kind, c)
 			if err != nil {
 				return nil, err
-			}
-			if warn != "" {
-				d.Warnings = append(d.Warnings, warn)
 			}
 			for _, v := range ds { // checkCommon refused a DSCP of two classes
 				dscps[strconv.Itoa(v)] = claim{tc, c.Name}

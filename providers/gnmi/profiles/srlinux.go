@@ -117,12 +117,9 @@ func (p *srlProfile) Render(in Input) (*Desired, error) {
 		case policies.MatchCoS:
 			q["dot1p"] = ints(c.Match.CoS)
 		case policies.MatchDSCP, policies.MatchUDPPort:
-			ds, warn, err := dscpsOf(kind, c)
+			ds, err := dscpsOf(kind, c)
 			if err != nil {
 				return nil, err
-			}
-			if warn != "" {
-				d.Warnings = append(d.Warnings, warn)
 			}
 			fc := fmt.Sprintf("fc%d", c.Priority)
 			q["forwarding-class"] = []any{fc}
