@@ -68,7 +68,7 @@ func WritePlanFile(path string, p *Plan, redact []string) error {
 // WritePlanFileRedacting is WritePlanFile with named redactions, so the
 // refusal can say which credential would have leaked.
 func WritePlanFileRedacting(path string, p *Plan, redact []Redaction) error {
-	data, err := encodePlanFile(p)
+	data, err := encodePlanFile(withSavedPaths(p, path))
 	if err != nil {
 		return fmt.Errorf("saving plan to %s: %w", path, err)
 	}

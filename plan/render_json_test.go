@@ -111,6 +111,9 @@ func TestJSONMatchesSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plan.roce")
 	saved := fixtureRenderPlan()
 	saved.Inputs = fixtureInputs()
+	// Under the plan file's directory, so the relative paths are recorded too.
+	saved.PolicyDir = filepath.Join(filepath.Dir(path), "fabric")
+	saved.Inputs.VarFiles[0].Resolved = filepath.Join(filepath.Dir(path), "lab.vars")
 	if err := WritePlanFile(path, saved, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -160,6 +160,12 @@ type Plan struct {
 	// directory, so roce-apply can name what differs. Absent in plans
 	// written before it existed (roce-apply then compares PolicyDigest).
 	Inputs *Inputs `json:"inputs,omitempty"`
+
+	// PolicyDirRelative is, in a saved plan, the policy directory relative
+	// to the plan file's directory (slash-separated) when both are under
+	// one tree (docs/plan-json.md#saved-plan-file); roce-apply looks there
+	// first, so a plan applied from another checkout finds its policy.
+	PolicyDirRelative string `json:"policy_dir_relative,omitempty"`
 }
 
 // Inputs are the files and variables a plan was made from. Values of
@@ -179,10 +185,12 @@ type Inputs struct {
 }
 
 // VarFile is one -var-file flag: the path as given and resolved to an
-// absolute path when the plan was made.
+// absolute path when the plan was made, and in a saved plan relative to
+// the plan file's directory (slash-separated) when both are under one tree.
 type VarFile struct {
 	Path     string `json:"path"`
 	Resolved string `json:"resolved"`
+	Relative string `json:"relative,omitempty"`
 }
 
 // Problem is one error that stopped a run before it had a plan or a

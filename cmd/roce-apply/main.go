@@ -129,16 +129,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if err != nil {
 			return fail(err.Error())
 		}
-		dir = saved.PolicyDir
-		if *dirFlag != "" {
-			dir = *dirFlag
+		if dir, err = saved.SavedPolicyDir(arg, *dirFlag); err != nil {
+			return fail(err.Error())
 		}
 		// Before loading: without the plan's -var-file a policy whose
 		// variables have no default does not even load, and the error must
 		// name the file, not the variables.
 		if saved.Inputs != nil {
-			if diffs := saved.Inputs.FlagDiffs(c.VarFiles, c.Vars); len(diffs) > 0 {
-				return fail(inputsMismatch(arg, diffs, saved.Inputs.ApplyFlags()))
+			origin := saved.Origin(arg, dir)
+			if diffs := saved.Inputs.FlagDiffs(origin, c.VarFiles, c.Vars); len(diffs) > 0 {
+				return fail(inputsMismatch(arg, diffs, saved.Inputs.ApplyFlags(origin)))
 			}
 		}
 	}
