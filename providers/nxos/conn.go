@@ -73,6 +73,16 @@ var errConnection = errors.New("connection to the switch failed")
 // login, which a retry would not fix or should not repeat).
 var errSessionLost = errors.New("session lost after login")
 
+// classified is err marked with sentinel kinds for errors.Is, reading as
+// err alone.
+type classified struct {
+	err   error
+	kinds []error
+}
+
+func (c classified) Error() string   { return c.err.Error() }
+func (c classified) Unwrap() []error { return append([]error{c.err}, c.kinds...) }
+
 func (dl dialer) open(ctx context.Context) (*conn, error) {
 	host, port, err := splitHostPort(dl.address)
 	if err != nil {
@@ -118,10 +128,12 @@ func (dl dialer) open(ctx context.Context) (*conn, error) {
 		if errors.Is(err, errHostKey) {
 			return nil, err
 		}
+		// The caller names the switch and its address; the sentinels only
+		// classify (retry or not) and add no words.
 		if tr.loggedIn() {
-			return nil, fmt.Errorf("%w: %w: open %s: %w", errConnection, errSessionLost, tr.addr, err)
+			return nil, classified{err: err, kinds: []error{errConnection, errSessionLost}}
 		}
-		return nil, fmt.Errorf("%w: open %s: %w", errConnection, tr.addr, err)
+		return nil, classified{err: err, kinds: []error{errConnection}}
 	}
 	c := &conn{d: d, tr: tr, sequential: dl.sequential}
 	// A cancelled context tears the connection down, which fails whatever

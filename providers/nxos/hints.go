@@ -1,8 +1,10 @@
 package nxos
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/rocefabric/roce/policies"
 )
@@ -14,13 +16,19 @@ func authRefused(err error) bool {
 }
 
 // withNextStep appends what the user should do next to a connection error
-// whose cause a person has to fix: credentials the switch refused. The
+// whose cause a person has to fix: credentials the switch refused, a port
+// nothing listens on, an address that does not answer. The
 // secret itself is never named, only where roce took it from.
 func withNextStep(fab *policies.Fabric, sw *policies.Switch, err error) error {
-	if !authRefused(err) {
-		return err
+	switch {
+	case authRefused(err):
+		return fmt.Errorf("%w; the switch refused the login: %s", err, credentialsHint(fab, sw))
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("%w; nothing accepts SSH there: check the switch's address and port in the policy (SSH's default is 22) and that SSH is enabled on the switch", err)
+	case errors.Is(err, errNoAnswer):
+		return fmt.Errorf("%w; check the address in the policy, that the switch is up, and that no firewall drops SSH between here and the switch (or raise -connect-timeout)", err)
 	}
-	return fmt.Errorf("%w; the switch refused the login: %s", err, credentialsHint(fab, sw))
+	return err
 }
 
 // credentialsHint names the credentials block and where its secret comes

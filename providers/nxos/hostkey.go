@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -42,7 +43,12 @@ func hostKeyCheck(f *policies.Fabric, sw *policies.Switch, home string) (trust, 
 	case sw.HostKey != "":
 		return pinnedKey(sw.Name, sw.HostKey)
 	case sw.KnownHosts != "":
-		return knownHostsFile(sw.Name, resolvePath(f, sw.KnownHosts))
+		p := resolvePath(f, sw.KnownHosts)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return trust{}, fmt.Errorf("switch.%s: known_hosts file %s does not exist; record the switch's host key in it: %s, then %s",
+				sw.Name, p, keyscanCommand(sw.Address, p), compareKeyHint(p, ""))
+		}
+		return knownHostsFile(sw.Name, p)
 	case sw.InsecureSkipVerify:
 		return trust{
 			callback: ssh.InsecureIgnoreHostKey(), //nolint:gosec // explicit in the policy, and warned about
@@ -103,8 +109,8 @@ func pinnedKey(name, pin string) (trust, error) {
 			if want(k) {
 				return nil
 			}
-			return fmt.Errorf("%w: switch.%s at %s presented %s key %s, but the policy pins %s; if the switch was re-keyed on purpose, update host_key in the policy",
-				errHostKey, name, host, k.Type(), ssh.FingerprintSHA256(k), wantFP)
+			return fmt.Errorf("%w: the switch presented %s key %s, but the policy pins %s; if the switch was re-keyed on purpose, update host_key in the policy",
+				errHostKey, k.Type(), ssh.FingerprintSHA256(k), wantFP)
 		},
 		algorithms: func(string) []string { return algos },
 	}, nil
@@ -124,14 +130,14 @@ func knownHostsFile(name, path string) (trust, error) {
 		var ke *knownhosts.KeyError
 		if errors.As(err, &ke) {
 			if len(ke.Want) == 0 {
-				return fmt.Errorf("%w: switch.%s at %s (%s key %s) is not in %s; add it before connecting: %s, and check that the fingerprint matches the switch's own (show ssh key, on its console)",
-					errHostKey, name, host, k.Type(), ssh.FingerprintSHA256(k), path, keyscanCommand(host, path))
+				return fmt.Errorf("%w: its %s key %s is not in %s; add it before connecting: %s, then %s",
+					errHostKey, k.Type(), ssh.FingerprintSHA256(k), path, keyscanCommand(host, path), compareKeyHint(path, ssh.FingerprintSHA256(k)))
 			}
 			w := ke.Want[0]
-			return fmt.Errorf("%w: switch.%s at %s presented %s key %s, but %s line %d expects %s; the switch was re-keyed or someone is impersonating it. Check, then fix the known_hosts line",
-				errHostKey, name, host, k.Type(), ssh.FingerprintSHA256(k), w.Filename, w.Line, ssh.FingerprintSHA256(w.Key))
+			return fmt.Errorf("%w: the switch presented %s key %s, but %s line %d expects %s; the switch was re-keyed or someone is impersonating it. Check, then fix the known_hosts line",
+				errHostKey, k.Type(), ssh.FingerprintSHA256(k), w.Filename, w.Line, ssh.FingerprintSHA256(w.Key))
 		}
-		return fmt.Errorf("%w: switch.%s: %v", errHostKey, name, err)
+		return fmt.Errorf("%w: %v", errHostKey, err)
 	}
 	return trust{callback: cb, algorithms: func(hostport string) []string { return knownAlgorithms(kh, hostport) }}, nil
 }
@@ -161,6 +167,19 @@ func knownAlgorithms(kh ssh.HostKeyCallback, hostport string) []string {
 		}
 	}
 	return out
+}
+
+// compareKeyHint says how to check a key ssh-keyscan recorded in path
+// against the switch itself, as docs/tutorial.md does: over the console,
+// not the network being checked. fp is the key the switch presented, if
+// one was seen.
+func compareKeyHint(path, fp string) string {
+	want := "the fingerprint `ssh-keygen -lf " + path + "` prints"
+	if fp != "" {
+		want = fp
+	}
+	return "check it on the switch's console (not over the network): `show ssh key` prints the switch's public key, which must be the one on its line in " + path +
+		"; where it also prints a SHA256: fingerprint, that must be " + want + " (docs/tutorial.md#4-your-first-real-switch)"
 }
 
 // keyscanCommand is the command that records a switch's host key in a

@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/scrapli/scrapligo/transport"
 	"golang.org/x/crypto/ssh"
 )
+
+// errNoAnswer marks an address that did not answer a TCP connect in time.
+var errNoAnswer = errors.New("no answer")
 
 // sshTransport is a scrapligo transport over golang.org/x/crypto/ssh, like
 // scrapligo's "standard" transport, with what that one lacks: the dial
@@ -50,9 +55,9 @@ func (t *sshTransport) Open(a *transport.Args) error {
 	conn, err := d.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
 		if (ctx.Err() != nil || isTimeout(err)) && t.ctx.Err() == nil {
-			return fmt.Errorf("TCP connect to %s: no answer within %s", t.addr, t.timeout)
+			return fmt.Errorf("TCP connect: %w within %s", errNoAnswer, t.timeout)
 		}
-		return fmt.Errorf("TCP connect to %s: %w", t.addr, err)
+		return fmt.Errorf("TCP connect: %w", dialCause(err))
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
@@ -71,40 +76,67 @@ func (t *sshTransport) Open(a *transport.Args) error {
 		if (ctx.Err() != nil || isTimeout(err)) && t.ctx.Err() == nil && !errors.Is(err, errHostKey) {
 			// Accepted TCP, then silence: a hung SSH daemon or something
 			// that is not SSH on this port.
-			return fmt.Errorf("SSH handshake with %s: no answer within %s (the port accepts connections but does not speak SSH)", t.addr, t.timeout)
+			return fmt.Errorf("SSH handshake: no answer within %s (the port accepts connections but does not speak SSH)", t.timeout)
 		}
 		if ctx.Err() != nil && !errors.Is(err, errHostKey) {
-			return fmt.Errorf("ssh handshake with %s: %w (%v)", t.addr, ctx.Err(), err)
+			return fmt.Errorf("SSH handshake: %w (%v)", ctx.Err(), handshakeCause(err))
 		}
-		return fmt.Errorf("ssh handshake with %s: %w", t.addr, err)
+		return fmt.Errorf("SSH handshake: %w", handshakeCause(err))
 	}
 	_ = conn.SetDeadline(time.Time{})
 	client := ssh.NewClient(cc, chans, reqs)
 	sess, err := client.NewSession()
 	if err != nil {
 		_ = client.Close()
-		return fmt.Errorf("ssh session on %s: %w", t.addr, err)
+		return fmt.Errorf("SSH session: %w", err)
 	}
 	stdin, err1 := sess.StdinPipe()
 	stdout, err2 := sess.StdoutPipe()
 	if err := errors.Join(err1, err2); err != nil {
 		_ = client.Close()
-		return fmt.Errorf("ssh session pipes on %s: %w", t.addr, err)
+		return fmt.Errorf("SSH session pipes: %w", err)
 	}
 	modes := ssh.TerminalModes{ssh.ECHO: 1, ssh.TTY_OP_ISPEED: 115200, ssh.TTY_OP_OSPEED: 115200}
 	if err := sess.RequestPty("xterm", a.TermHeight, a.TermWidth, modes); err != nil {
 		_ = client.Close()
-		return fmt.Errorf("ssh pty on %s: %w", t.addr, err)
+		return fmt.Errorf("SSH pty: %w", err)
 	}
 	if err := sess.Shell(); err != nil {
 		_ = client.Close()
-		return fmt.Errorf("ssh shell on %s: %w", t.addr, err)
+		return fmt.Errorf("SSH shell: %w", err)
 	}
 	t.mu.Lock()
 	t.conn, t.client, t.session, t.stdin, t.stdout = conn, client, sess, stdin, stdout
 	t.loggedin = true
 	t.mu.Unlock()
 	return nil
+}
+
+// The callers of open name the switch and its address once ("switch.NAME:
+// connect to ADDR: ..."); the causes below drop the copies of the address
+// the standard library and x/crypto/ssh put in their errors.
+
+// dialCause is a dial error without the "dial tcp ADDR: connect:" the
+// net package puts around it ("connection refused", "no route to host").
+func dialCause(err error) error {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
+}
+
+// handshakeCause is an SSH handshake error without x/crypto's "ssh:
+// handshake failed:" wrapper, which says nothing the caller does not.
+func handshakeCause(err error) error {
+	if u := errors.Unwrap(err); u != nil && strings.HasPrefix(err.Error(), "ssh: handshake failed: ") {
+		return u
+	}
+	return err
 }
 
 // isTimeout reports whether err is a network deadline expiring (the
