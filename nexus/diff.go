@@ -128,7 +128,7 @@ func (d *differ) upsert(o *Object) error {
 		prefix := strings.TrimSuffix(o.Name, tpl.Short())
 		ch.Commands = append(ch.Commands, "qos copy policy-map type network-qos "+tpl.Name+" prefix "+prefix)
 		base = tpl.policy(o.Name)
-		ch.Note = "copied from template " + tpl.Name + " (the 7000 builds network-qos only from templates, docs/nxos.md)"
+		ch.Note = "copied from template " + tpl.Name + " (the 7000 builds network-qos only from templates, docs/nxos.md#qos)"
 	}
 	if cur != nil && o.Kind == KindClassMap && cur.Match != o.Match && o.Match != "" && cur.Match != "" {
 		return fmt.Errorf("nexus: diff: %s changes from %s to %s, which NX-OS cannot do in place", o.Key(), cur.Match, o.Match)

@@ -139,13 +139,13 @@ func validateIntent(in Intent) error {
 		}
 		if c.Match.Kind == policies.MatchAll {
 			if len(in.Classes) > 1 {
-				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, so it must be the only class on %s (link-level flow control and PFC are exclusive per port, docs/nxos.md)", c.Name, p.Kind)
+				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, so it must be the only class on %s (link-level flow control and PFC are exclusive per port, docs/nxos.md#qos)", c.Name, p.Kind)
 			}
 			if !p.Caps.AllTrafficByLLFC {
 				return fmt.Errorf("nexus: lossless %q: %s has no all-traffic rendering", c.Name, p.Kind)
 			}
 			if in.FCoE {
-				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, which %s renders as link-level flow control with PFC off on the ports (the two are exclusive per port, docs/nxos.md), but the switch keeps FCoE (fcoe = true), which needs PFC on CoS %d; use a class on the RoCE priority instead, or set fcoe = false", c.Name, p.Kind, p.Caps.FCoECoS)
+				return fmt.Errorf("nexus: lossless %q makes all traffic lossless, which %s renders as link-level flow control with PFC off on the ports (the two are exclusive per port, docs/nxos.md#qos), but the switch keeps FCoE (fcoe = true), which needs PFC on CoS %d; use a class on the RoCE priority instead, or set fcoe = false", c.Name, p.Kind, p.Caps.FCoECoS)
 			}
 			continue
 		}
@@ -162,7 +162,7 @@ func validateIntent(in Intent) error {
 	}
 	if p.Caps.MaxNoDropClasses > 0 && noDrop > p.Caps.MaxNoDropClasses {
 		// docs/nxos.md: the real limit is UNCONFIRMED; the table is conservative.
-		return fmt.Errorf("nexus: %d no-drop classes requested but %s takes at most %d besides FCoE (platforms.Capabilities.MaxNoDropClasses, UNCONFIRMED limit, docs/nxos.md)", noDrop, p.Kind, p.Caps.MaxNoDropClasses)
+		return fmt.Errorf("nexus: %d no-drop classes requested but %s takes at most %d besides FCoE (platforms.Capabilities.MaxNoDropClasses, UNCONFIRMED limit, docs/nxos.md#qos)", noDrop, p.Kind, p.Caps.MaxNoDropClasses)
 	}
 	for _, ifn := range in.Interfaces {
 		if canon, ok := CanonicalInterface(ifn); !ok || canon != ifn {
@@ -203,7 +203,7 @@ func checkFSeries(in Intent) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("nexus: refusing to make ports lossless on %s: %s; M-series modules have no PFC or no-drop queues (docs/nxos.md) — move the ports to an F-series module or remove them from the switch's interfaces", in.Platform.Kind, strings.Join(bad, "; "))
+		return fmt.Errorf("nexus: refusing to make ports lossless on %s: %s; M-series modules have no PFC or no-drop queues (docs/nxos.md#qos) — move the ports to an F-series module or remove them from the switch's interfaces", in.Platform.Kind, strings.Join(bad, "; "))
 	}
 	return nil
 }

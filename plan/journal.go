@@ -455,7 +455,7 @@ func DescribeInterrupted(ins []*Interrupted, recoverCmd string) string {
 			in.Started.UTC().Format("2006-01-02 15:04:05 MST"), who, in.State())
 		fmt.Fprintf(&b, "      journal: %s\n", in.File)
 	}
-	fmt.Fprintf(&b, "Run `%s` to bring each of them fully back or fully forward (it reads each one back and says which); see docs/apply-safety.md.", recoverCmd)
+	fmt.Fprintf(&b, "Run `%s` to bring each of them fully back or fully forward (it reads each one back and says which); see docs/apply-safety.md#interrupted.", recoverCmd)
 	return b.String()
 }
 

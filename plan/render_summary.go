@@ -195,7 +195,7 @@ func errorNextStep(t *TargetPlan) string {
 	switch t.errorKind() {
 	case ErrorKindRender:
 		return "change the policy so that it fits this " + targetNoun(t.Address) +
-			" (the message says what does not fit; docs/policy-language.md), then re-run roce-plan"
+			" (the message says what does not fit; docs/policy-language.md#platform-match), then re-run roce-plan"
 	case ErrorKindInternal:
 		return "this is a bug in roce: report it with this message and the output of roce-plan -version"
 	case ErrorKindCancelled:

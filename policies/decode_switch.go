@@ -121,7 +121,7 @@ func (l *loader) decodeSwitch(b *hcl.Block, content *hcl.BodyContent, inst insta
 			sw.SaveConfig = SaveConfigAuto
 		case isGNMI && sw.SaveConfig == SaveConfigAlways:
 			r.attrError("save_config", "No save over gNMI",
-				fmt.Sprintf("%s: save_config = \"always\", but gNMI has no standard operation that saves the configuration (docs/gnmi-profiles.md); use \"auto\" or \"never\": roce-apply then names the command to save on the switch.", what))
+				fmt.Sprintf("%s: save_config = \"always\", but gNMI has no standard operation that saves the configuration (docs/gnmi-profiles.md#saving-the-configuration); use \"auto\" or \"never\": roce-apply then names the command to save on the switch.", what))
 			sw.SaveConfig = SaveConfigAuto
 		}
 	}

@@ -35,7 +35,7 @@ const (
 const EmulatedLabel = "emulated"
 
 // EmulatedModel names the model that produced an emulated result.
-const EmulatedModel = "lab path model v1 (docs/verify.md)"
+const EmulatedModel = "lab path model v1 (docs/verify.md#emulated)"
 
 // ClassEmulationRefused is the failure class of a probe that asked for
 // the emulated device on a host that is not a lab host.

@@ -27,7 +27,7 @@ import (
 const agentUsage = `Usage: roce-agent [-root DIR] < request.json > response.json
 
 The host side of roce: reads one JSON request on stdin (read, apply, probe,
-counters; docs/agent-protocol.md) and writes one JSON response on stdout.
+counters; docs/agent-protocol.md#operations) and writes one JSON response on stdout.
 roce-plan, roce-apply and roce-verify run it locally or over SSH; a fleet
 runner can run it with a saved request (examples/fleet-runners).
 
@@ -37,7 +37,7 @@ Examples:
   roce-agent -version
 
 Exit codes: 0 a response was written (check "ok" in it); 1 no response could
-be written; 2 the command line is wrong (docs/exit-codes.md).
+be written; 2 the command line is wrong (docs/exit-codes.md#exit-codes).
 
 Flags:
 `

@@ -56,7 +56,7 @@ Examples:
   roce-lab down examples/lab
 
 "roce-lab COMMAND -h" shows each command's flags and examples.
-Exit codes: 0 success; 1 error (docs/exit-codes.md).
+Exit codes: 0 success; 1 error (docs/exit-codes.md#exit-codes).
 `
 
 // Per-command help: what it does and examples; the flags follow.
@@ -87,7 +87,7 @@ Lists every simulated device of the lab running from DIR (default
 examples/lab): its target name (as -target takes it), platform, address,
 version (NX-OS release, gNMI software version, NIC firmware — after
 roce-lab upgrade, the new one) and state. -json prints the same as a JSON
-document (docs/lab-status.md). Prints "No lab runs from DIR." when none does.
+document (docs/lab-status.md#json). Prints "No lab runs from DIR." when none does.
 
 Examples:
   roce-lab status examples/lab
@@ -96,7 +96,7 @@ Examples:
 	"upgrade": `Usage: roce-lab upgrade [-lab DIR] [-unsaved] switch.NAME RELEASE
        roce-lab upgrade [-lab DIR] host.NAME FIRMWARE|driver
 
-Replays an upgrade on the running lab (docs/lab-upgrades.md): an NX-OS
+Replays an upgrade on the running lab (docs/lab-upgrades.md#upgrades-in-the-lab): an NX-OS
 release on a simulated Nexus switch (the running configuration is saved
 first, unless -unsaved; the reload boots the saved one; new version strings
 and the defaults that release changes), or a NIC firmware update or driver
@@ -353,7 +353,7 @@ func down(args []string, stdout, stderr io.Writer) error {
 func status(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("roce-lab status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the status as JSON (docs/lab-status.md)")
+	asJSON := fs.Bool("json", false, "print the status as JSON (docs/lab-status.md#json)")
 	fs.Usage = helpFor(fs, "status")
 	if err := fs.Parse(args); err != nil {
 		return err

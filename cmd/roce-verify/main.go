@@ -40,7 +40,7 @@ programs on the machine running it.
 After an upgrade, run roce-plan (drift) and then:
   roce-verify -baseline baseline.json      (recorded earlier with -record-baseline)
 
-Exit codes (docs/verify.md):
+Exit codes (docs/verify.md#exit-codes):
   0  every probe and check passed
   1  error: the policy or a flag is wrong, or something could not be measured
      (no RDMA device on a host, agent unreachable, probe timed out)
@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reg *plan
 	fs.BoolVar(&f.localProbes, "local-probes", false, "run every probe's perftest on this machine instead of through the host agents (lab hosts, substitute commands); needs -allow-this-machine")
 	fs.BoolVar(&f.allowThis, "allow-this-machine", false, "consent to -local-probes running programs on the machine roce-verify runs on (never implied, also not in CI)")
 	fs.Float64Var(&f.pauseStormPPS, "pause-storm-pps", verify.DefaultPauseStormPPS, "pause frames per second on one port and priority reported as a pause storm")
-	fs.StringVar(&f.emulated, "emulated", "auto", "the lab's emulated RDMA device: auto (lab hosts only), on (every probe; non-lab hosts are refused) or off (perftest everywhere); see docs/verify.md")
+	fs.StringVar(&f.emulated, "emulated", "auto", "the lab's emulated RDMA device: auto (lab hosts only), on (every probe; non-lab hosts are refused) or off (perftest everywhere); see docs/verify.md#emulated")
 	fs.Usage = cli.Usage(fs, usage)
 	// Until there is a report, an error ends the run; with -json (-format
 	// json) and no -out, stdout still gets a JSON document saying why

@@ -49,7 +49,7 @@ type signature struct {
 
 const (
 	hintNoDevice = "no RDMA device is visible on this host: check `rdma link show` / `ibv_devinfo`, that the RDMA driver (e.g. mlx5_ib) is loaded and the device name in the policy; " +
-		"a host without RDMA hardware cannot run this probe (tests replay recorded output instead: see docs/verify.md)"
+		"a host without RDMA hardware cannot run this probe (tests replay recorded output instead: see docs/verify.md#testing-without-rdma)"
 	hintConnect = "the two sides could not connect the HCAs: most often a GID-index or VLAN mismatch (pin the GID of the VLAN's IP, RoCE v2, on both hosts or use rdma_cm), " +
 		"or the server was not listening / the TCP rendezvous port is blocked"
 	hintRTRRTS     = "the queue pair could not move to RTR/RTS: the remote GID is unreachable or zero (wrong GID index, address not on the RoCE netdev/VLAN), or the path MTU/ports differ between the sides"
