@@ -192,6 +192,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "upgrade":
 		err = upgrade(ctx, args[1:], stdout, stderr)
 	case "nxos", "gnmi":
+		if v, ok := simVersionFlag(args[1:]); ok {
+			if v != "" {
+				fmt.Fprintf(stderr, "roce-lab %s: -version prints roce-lab's build version and takes no value; the simulated OS version is -os-version %s\n", args[0], v)
+				return 1
+			}
+			fmt.Fprintln(stdout, buildinfo.Read().String("roce-lab"))
+			return 0
+		}
 		// The simulators' own flag sets print their flags; the examples
 		// come first.
 		if wantsHelp(args[1:]) {
@@ -213,6 +221,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// simVersionFlag finds -version among a simulator's flags: it prints the
+// build version, as on every roce binary (the simulated OS version is
+// -os-version). A value after it ("-version 5.1(3)", the flag's old
+// meaning) is returned so the caller can point at -os-version.
+func simVersionFlag(args []string) (value string, found bool) {
+	for i, a := range args {
+		if a == "--" {
+			return "", false
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "version" {
+			continue
+		}
+		if hasVal {
+			return val, true
+		}
+		if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			return args[i+1], true
+		}
+		return "", true
+	}
+	return "", false
 }
 
 func dirOf(fs *flag.FlagSet) string {

@@ -53,3 +53,30 @@ func TestStatusWithoutLab(t *testing.T) {
 		t.Errorf("status -json: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 }
+
+// The simulators' -version is roce-lab's build version, as on every
+// binary; the simulated OS release is -os-version, and the old use of
+// -version with a release says so instead of starting a simulator.
+func TestSimulatorVersionFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"nxos", "-version"}, 0, "roce-lab ", ""},
+		{[]string{"gnmi", "--version"}, 0, "roce-lab ", ""},
+		{[]string{"nxos", "-platform", "nexus7000", "-version", "5.1(3)"}, 1, "", "the simulated OS version is -os-version 5.1(3)"},
+		{[]string{"gnmi", "-version=4.36.1F"}, 1, "", "the simulated OS version is -os-version 4.36.1F"},
+		{[]string{"nxos", "-h"}, 0, "", "-os-version"},
+		{[]string{"gnmi", "-h"}, 0, "", "-os-version"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), tc.args, &out, &errb)
+		if code != tc.code || !strings.HasPrefix(out.String(), tc.stdout) || !strings.Contains(errb.String(), tc.stderr) {
+			t.Errorf("roce-lab %v: exit %d (want %d), stdout %q (want prefix %q), stderr %q (want %q)", tc.args, code, tc.code, out.String(), tc.stdout, errb.String(), tc.stderr)
+		}
+		if tc.stdout != "" && strings.Count(out.String(), "\n") != 1 {
+			t.Errorf("roce-lab %v: want one line, got %q", tc.args, out.String())
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 //
 //	roce-lab gnmi --profile arista --listen 127.0.0.1:6030 [--tls-dir DIR | --plaintext]
 //	              [--user admin --password secret] [--interfaces Ethernet1,Ethernet2]
-//	              [--commit-confirm] [--version 4.36.1F]
+//	              [--commit-confirm] [--os-version 4.36.1F]
 //
 // It prints the address and, with TLS, the CA file clients must trust.
 func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -29,7 +29,7 @@ func RunCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	password := fs.String("password", "", "password for --user (or set ROCE_LAB_GNMI_PASSWORD)")
 	ifaces := fs.String("interfaces", "", "comma-separated interface names (default: 4 ports named as the profile names them)")
 	commit := fs.Bool("commit-confirm", false, "support the commit-confirmed extension (never advertised, as on real targets)")
-	version := fs.String("version", "", "software version to report")
+	version := fs.String("os-version", "", "simulated software version to report, e.g. 4.36.1F")
 	origin := fs.String("native-origin", "", "origin of the sonic/srlinux native tree (default: the profile's)")
 	if err := fs.Parse(args); err != nil {
 		return err
