@@ -84,11 +84,12 @@ func writeMarkdownOverview(mw *textWriter, p *Plan) {
 	}
 	upToDate := 0
 	var rows []string
+	_, shared := groupWarnings(p)
 	for _, t := range p.Targets {
 		if t == nil {
 			continue
 		}
-		if !t.HasChanges() && t.Error == "" && !t.Offline && len(t.Warnings) == 0 {
+		if !t.HasChanges() && t.Error == "" && !t.Offline && len(ownWarnings(t, shared)) == 0 {
 			upToDate++
 			continue
 		}
@@ -133,6 +134,10 @@ func writeMarkdownOverview(mw *textWriter, p *Plan) {
 // warnings outside the collapsed blocks, where a reviewer can't miss them.
 func renderMarkdownProblems(mw *textWriter, p *Plan) {
 	var errs, notes []string
+	groups, shared := groupWarnings(p)
+	for _, g := range groups {
+		notes = append(notes, fmt.Sprintf("- %s: %s", mdEscape(onTargets(g.Targets)), mdEscape(g.Text)))
+	}
 	for _, t := range p.Targets {
 		if t == nil {
 			continue
@@ -147,7 +152,7 @@ func renderMarkdownProblems(mw *textWriter, p *Plan) {
 		if t.Offline {
 			notes = append(notes, fmt.Sprintf("- `%s` was planned against a saved capture; roce-apply will refuse it.", mdCode(t.Address)))
 		}
-		for _, wn := range t.Warnings {
+		for _, wn := range ownWarnings(t, shared) {
 			notes = append(notes, fmt.Sprintf("- `%s`: %s", mdCode(t.Address), mdEscape(wn)))
 		}
 	}

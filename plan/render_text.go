@@ -43,11 +43,17 @@ func RenderText(w io.Writer, p *Plan, o TextOptions) error {
 			tw.line("", "")
 		}
 		renderThisMachineText(tw, p)
+		groups, shared := groupWarnings(p)
+		for _, g := range groups {
+			tw.line(ansiYellow, "warning: "+g.Text)
+			tw.line(ansiYellow, "  "+onTargets(g.Targets))
+			tw.line("", "")
+		}
 		for _, t := range p.Targets {
-			if t == nil || !(o.Verbose || t.HasChanges() || t.Error != "" || t.Offline || len(t.Warnings) > 0) {
+			if t == nil || !(o.Verbose || t.HasChanges() || t.Error != "" || t.Offline || len(ownWarnings(t, shared)) > 0) {
 				continue
 			}
-			renderTargetText(tw, t, o)
+			renderTargetText(tw, t, shared, o)
 			tw.line("", "")
 		}
 	}
@@ -55,8 +61,83 @@ func RenderText(w io.Writer, p *Plan, o TextOptions) error {
 	return tw.err
 }
 
-// renderTargetText writes one target's section.
-func renderTargetText(tw *textWriter, t *TargetPlan, o TextOptions) {
+// warningGroup is one warning text that several targets carry.
+type warningGroup struct {
+	Text    string
+	Targets []string // addresses, in plan order
+}
+
+// groupWarnings returns the warnings that more than one target carries, in
+// the order they first appear, with their targets, and the set of their
+// texts: the renderers print each of them once, naming the targets, instead
+// of once in every target's section (issue #18). A target whose only
+// warnings are shared is then not listed for them alone.
+func groupWarnings(p *Plan) ([]warningGroup, map[string]bool) {
+	index := map[string]int{}
+	var all []warningGroup
+	for _, t := range p.Targets {
+		if t == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, w := range t.Warnings {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			i, ok := index[w]
+			if !ok {
+				i = len(all)
+				index[w] = i
+				all = append(all, warningGroup{Text: w})
+			}
+			all[i].Targets = append(all[i].Targets, t.Address)
+		}
+	}
+	var groups []warningGroup
+	shared := map[string]bool{}
+	for _, g := range all {
+		if len(g.Targets) > 1 {
+			groups = append(groups, g)
+			shared[g.Text] = true
+		}
+	}
+	return groups, shared
+}
+
+// ownWarnings are a target's warnings that no other target shares.
+func ownWarnings(t *TargetPlan, shared map[string]bool) []string {
+	var out []string
+	for _, w := range t.Warnings {
+		if !shared[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// onTargets is "on 4 hosts: host.a, host.b, host.c, host.d" (switches,
+// hosts, or targets when both kinds are named).
+func onTargets(addrs []string) string {
+	noun := ""
+	for _, a := range addrs {
+		switch n := targetNoun(a); {
+		case noun == "":
+			noun = n
+		case noun != n:
+			noun = "target"
+		}
+	}
+	many := noun + "s"
+	if noun == "switch" {
+		many = "switches"
+	}
+	return "on " + plural(len(addrs), noun, many) + ": " + strings.Join(addrs, ", ")
+}
+
+// renderTargetText writes one target's section; warnings in shared were
+// printed once above the targets.
+func renderTargetText(tw *textWriter, t *TargetPlan, shared map[string]bool, o TextOptions) {
 	switch {
 	case t.Error != "":
 		tw.line(ansiRed+ansiBold, t.Address+": "+errorLabel(t)+": "+t.Error)
@@ -82,7 +163,7 @@ func renderTargetText(tw *textWriter, t *TargetPlan, o TextOptions) {
 			tw.line(ansiDim, "  facts: "+formatFacts(t.Facts))
 		}
 	}
-	for _, wn := range t.Warnings {
+	for _, wn := range ownWarnings(t, shared) {
 		tw.line(ansiYellow, "  warning: "+wn)
 	}
 	for _, ch := range t.Changes {

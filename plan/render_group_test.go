@@ -1,0 +1,86 @@
+package plan
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// labWarning is a warning every lab host carries, as the host provider
+// gives it, and nxWarning one all Nexus 7000 switches of a plan share.
+const (
+	labWarning = "lab host: DCB, VLAN devices and RDMA sysfs/configfs are emulated (lab-emulated backend)"
+	nxWarning  = "nexus7000: at most 1 user no-drop class(es) enforced"
+)
+
+// fixtureGroupedPlan: a drift plan of a lab where one switch changed,
+// two switches share a warning, one of them also has its own, and four
+// hosts are up to date but carry the lab warning.
+func fixtureGroupedPlan() *Plan {
+	p := &Plan{FormatVersion: FormatVersion}
+	p.Targets = append(p.Targets,
+		&TargetPlan{Address: "switch.n7k-1", Kind: "nexus7000", Endpoint: "127.0.0.1:2201",
+			Warnings: []string{nxWarning, "ports Ethernet1/3 are down"},
+			Changes: []Change{{Address: "policy-map type network-qos ROCE-nq-6e", Action: ActionUpdate, Drift: true,
+				Before: "class c-nq-6e-ndrop\n  mtu 9216\n", After: "class c-nq-6e-ndrop\n  pause no-drop\n  mtu 9216\n", Disrupt: DisruptionNone}}},
+		&TargetPlan{Address: "switch.n7k-2", Kind: "nexus7000", Endpoint: "127.0.0.1:2202", Changes: []Change{},
+			Warnings: []string{nxWarning}},
+	)
+	for _, h := range []string{"host.a", "host.b", "host.c", "host.d"} {
+		p.Targets = append(p.Targets, &TargetPlan{Address: h, Kind: "host", Changes: []Change{}, Warnings: []string{labWarning, labWarning}})
+	}
+	return p
+}
+
+// A warning several targets share is printed once, naming them; targets
+// that have nothing but shared warnings are not listed (the summary counts
+// them); a target's own warning stays in its section.
+func TestRenderGroupsSharedWarnings(t *testing.T) {
+	p := fixtureGroupedPlan()
+	var txt, md bytes.Buffer
+	if err := RenderText(&txt, p, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderMarkdown(&md, p); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "grouped.txt", txt.Bytes())
+	checkGolden(t, "grouped.md", md.Bytes())
+	for _, tc := range []struct {
+		name, out string
+	}{{"text", txt.String()}, {"markdown", md.String()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, w := range []string{labWarning, nxWarning, "ports Ethernet1/3 are down"} {
+				if n := strings.Count(tc.out, w); n != 1 {
+					t.Errorf("warning %q printed %d times, want once:\n%s", w, n, tc.out)
+				}
+			}
+			for _, want := range []string{"on 4 hosts: host.a, host.b, host.c, host.d", "on 2 switches: switch.n7k-1, switch.n7k-2"} {
+				if !strings.Contains(tc.out, want) {
+					t.Errorf("missing %q:\n%s", want, tc.out)
+				}
+			}
+		})
+	}
+	if strings.Contains(txt.String(), "is up to date") {
+		t.Errorf("targets listed only for shared warnings:\n%s", txt.String())
+	}
+	if !strings.Contains(txt.String(), "switch.n7k-1 (nexus7000, 127.0.0.1:2201) will be changed") {
+		t.Errorf("the changed switch is not listed:\n%s", txt.String())
+	}
+}
+
+func TestOnTargets(t *testing.T) {
+	for _, tc := range []struct {
+		addrs []string
+		want  string
+	}{
+		{[]string{"host.a", "host.b"}, "on 2 hosts: host.a, host.b"},
+		{[]string{"switch.s1", "switch.s2", "switch.s3"}, "on 3 switches: switch.s1, switch.s2, switch.s3"},
+		{[]string{"switch.s1", "host.a"}, "on 2 targets: switch.s1, host.a"},
+	} {
+		if got := onTargets(tc.addrs); got != tc.want {
+			t.Errorf("onTargets(%q) = %q, want %q", tc.addrs, got, tc.want)
+		}
+	}
+}
