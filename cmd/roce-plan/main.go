@@ -235,7 +235,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("roce-plan validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c cli.Common
-	c.Register(fs)
+	c.RegisterPolicyFlags(fs)
 	fs.Usage = cli.Usage(fs, "Usage: roce-plan validate [flags] [DIR]\n\nChecks the policy in DIR without contacting any device. Exit 1 on errors.\n")
 	dir, code, err := parseArgs(fs, args, stderr)
 	if err != nil || dir == "" {

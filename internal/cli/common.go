@@ -55,18 +55,27 @@ type Common struct {
 	versionExit func(code int) // what ends the program after -version; os.Exit when nil
 }
 
-// Register adds the common flags to fs.
+// Register adds the common flags to fs: the policy's (RegisterPolicyFlags)
+// and those of a run that contacts devices.
 func (c *Common) Register(fs *flag.FlagSet) {
-	fs.Var(&c.Vars, "var", "set a policy variable: -var 'name=value' (repeatable)")
-	fs.Var(&c.VarFiles, "var-file", "load policy variables from an HCL file (repeatable)")
+	c.RegisterPolicyFlags(fs)
 	fs.Var(&c.Targets, "target", "limit the run to switch.NAME or host.NAME (repeatable)")
 	fs.IntVar(&c.Parallelism, "parallelism", plan.DefaultParallelism, "how many targets to read or apply at once")
 	fs.DurationVar(&c.Timeout, "timeout", 5*time.Minute, "overall time limit for one target's read or apply")
 	fs.DurationVar(&c.ConnectTimeout, "connect-timeout", plan.DefaultConnectTimeout, "time limit to connect to one device: TCP, SSH/TLS handshake and login (a dead switch is reported after it)")
 	fs.DurationVar(&c.CommandTimeout, "command-timeout", time.Minute, "time limit for one command or RPC on a device")
-	fs.BoolVar(&c.NoColor, "no-color", false, "never use colour")
 	fs.StringVar(&c.LogLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+}
+
+// RegisterPolicyFlags adds only what loading a policy uses (-var,
+// -var-file, -no-color for its diagnostics, -version): for commands that
+// contact no device, such as roce-plan validate, whose -h must not offer
+// flags that would do nothing.
+func (c *Common) RegisterPolicyFlags(fs *flag.FlagSet) {
+	fs.Var(&c.Vars, "var", "set a policy variable: -var 'name=value' (repeatable)")
+	fs.Var(&c.VarFiles, "var-file", "load policy variables from an HCL file (repeatable)")
+	fs.BoolVar(&c.NoColor, "no-color", false, "never use colour")
 	fs.BoolFunc("version", "print the version (module version and commit) and exit", func(string) error {
 		c.printVersion(fs.Name())
 		return nil
