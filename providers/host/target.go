@@ -125,15 +125,8 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	}
 	tp.Fingerprint = rd.Fingerprint
 	tp.Facts = rd.Facts
-	if rd.Facts["backend.dcb"] == nics.BackendLab {
-		links := "MTU and addresses are real netlink"
-		switch {
-		case strings.HasPrefix(rd.Facts["backend.netlink"], nics.BackendLab):
-			links = "MTU and addresses are emulated too (no real interface)"
-		case t.h.Netns != "":
-			links += " inside network namespace " + t.h.Netns + " only"
-		}
-		tp.Warnings = append(tp.Warnings, "lab host: DCB, VLAN devices and RDMA sysfs/configfs are emulated (lab-emulated backend); "+links)
+	if w := labHostWarning(rd.Facts, t.h.Netns); w != "" {
+		tp.Warnings = append(tp.Warnings, w)
 	}
 	for _, c := range t.classNotes() {
 		tp.Warnings = append(tp.Warnings, c)
@@ -337,4 +330,23 @@ func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 	d := resp.Counters
 	d.Address, d.Kind = t.Address(), "host"
 	return d, nil
+}
+
+// labHostWarning says what is emulated on a lab host ("" on a real one).
+// The text is the same on every lab host of a kind, with no host or
+// namespace name, so a plan prints it once for all of them ("on 4 hosts:
+// …", plan.RenderText) instead of once per host (issue #18); each host's
+// namespace is in its policy block and its -verbose facts.
+func labHostWarning(facts map[string]string, netns string) string {
+	if facts["backend.dcb"] != nics.BackendLab {
+		return ""
+	}
+	links := "MTU and addresses are real netlink"
+	switch {
+	case strings.HasPrefix(facts["backend.netlink"], nics.BackendLab):
+		links = "MTU and addresses are emulated too (no real interface)"
+	case netns != "":
+		links += ", inside the host's own network namespace"
+	}
+	return "lab host: DCB, VLAN devices and RDMA sysfs/configfs are emulated (lab-emulated backend); " + links
 }
