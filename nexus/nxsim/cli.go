@@ -1,6 +1,7 @@
 package nxsim
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -75,6 +76,12 @@ func parseCLI(args []string, stderr io.Writer) (*cliConfig, error) {
 		stall    = fs.String("stall", "", "fault: command (exec or configuration) that is never answered; the session hangs until its connection closes")
 		verbose  = fs.Bool("v", false, "log connections")
 	)
+	var authKeys []ssh.PublicKey
+	fs.Func("authorized-key", "public key `FILE` (authorized_keys format) that may log in as any user besides the password, so a script can run e.g. ssh ... show ssh key; repeatable", func(path string) error {
+		keys, err := readAuthorizedKeys(path)
+		authKeys = append(authKeys, keys...)
+		return err
+	})
 	var peers map[string][]int
 	fs.Func("peer-no-drop-cos", `DCBX peer of a port: "Ethernet1/1=3,4" (the CoS its NIC has PFC on; "Ethernet1/1=" for none); a port in mode auto is oper on only when it equals the switch's no-drop CoS; repeatable`, func(v string) error {
 		port, list, ok := strings.Cut(v, "=")
@@ -126,6 +133,7 @@ func parseCLI(args []string, stderr io.Writer) (*cliConfig, error) {
 		}
 	}
 	opts.Users = map[string]string{*user: pw}
+	opts.AuthorizedKeys = authKeys
 	if *modules != "" {
 		m, err := parseModulesFlag(*modules)
 		if err != nil {
@@ -144,6 +152,26 @@ func parseCLI(args []string, stderr io.Writer) (*cliConfig, error) {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return &cliConfig{opts: opts, listen: *listen, user: *user, defaultPassword: defaultPW}, nil
+}
+
+// readAuthorizedKeys reads the public keys of an authorized_keys file.
+func readAuthorizedKeys(path string) ([]ssh.PublicKey, error) {
+	rest, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var keys []ssh.PublicKey
+	for n := 1; len(bytes.TrimSpace(rest)) > 0; n++ {
+		key, _, _, next, err := ssh.ParseAuthorizedKey(rest)
+		if err != nil {
+			return nil, fmt.Errorf("%s: key #%d: %w (want lines like those of a .pub file from ssh-keygen)", path, n, err)
+		}
+		keys, rest = append(keys, key), next
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s: no public key in the file (want a .pub file from ssh-keygen)", path)
+	}
+	return keys, nil
 }
 
 // parseModulesFlag reads "slot:ports:model[:type],...".

@@ -38,6 +38,7 @@ func (sw *Switch) execTree() *cmdNode {
 
 	t.add("show version", func(s *session, _ []string) (string, error) { return s.sw.showVersion(), nil })
 	t.add("show module", func(s *session, _ []string) (string, error) { return s.sw.showModule(), nil })
+	t.add("show ssh key", func(s *session, _ []string) (string, error) { return s.sw.showSSHKey() })
 	t.add("show running-config", func(s *session, _ []string) (string, error) {
 		return s.sw.showRunning("show running-config", ""), nil
 	})
