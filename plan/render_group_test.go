@@ -11,11 +11,13 @@ import (
 const (
 	labWarning = "lab host: DCB, VLAN devices and RDMA sysfs/configfs are emulated (lab-emulated backend)"
 	nxWarning  = "nexus7000: at most 1 user no-drop class(es) enforced"
+	n5kWarning = "nexus5000: the contents of the built-in fcoe-default-* policies are UNCONFIRMED in detail"
 )
 
 // fixtureGroupedPlan: a drift plan of a lab where one switch changed,
-// two switches share a warning, one of them also has its own, and four
-// hosts are up to date but carry the lab warning.
+// two switches share a warning, one of them also has its own, one more
+// switch is up to date with a warning of its own, and four hosts are up to
+// date but carry the lab warning.
 func fixtureGroupedPlan() *Plan {
 	p := &Plan{FormatVersion: FormatVersion}
 	p.Targets = append(p.Targets,
@@ -25,6 +27,8 @@ func fixtureGroupedPlan() *Plan {
 				Before: "class c-nq-6e-ndrop\n  mtu 9216\n", After: "class c-nq-6e-ndrop\n  pause no-drop\n  mtu 9216\n", Disrupt: DisruptionNone}}},
 		&TargetPlan{Address: "switch.n7k-2", Kind: "nexus7000", Endpoint: "127.0.0.1:2202", Changes: []Change{},
 			Warnings: []string{nxWarning}},
+		&TargetPlan{Address: "switch.n5k-1", Kind: "nexus5000", Endpoint: "127.0.0.1:2203", Changes: []Change{},
+			Warnings: []string{n5kWarning}},
 	)
 	for _, h := range []string{"host.a", "host.b", "host.c", "host.d"} {
 		p.Targets = append(p.Targets, &TargetPlan{Address: h, Kind: "host", Changes: []Change{}, Warnings: []string{labWarning, labWarning}})
@@ -34,7 +38,8 @@ func fixtureGroupedPlan() *Plan {
 
 // A warning several targets share is printed once, naming them; targets
 // that have nothing but shared warnings are not listed (the summary counts
-// them); a target's own warning stays in its section.
+// them); a target's own warning stays in its section (in Markdown, in the
+// warnings list, without a table row when the target is up to date).
 func TestRenderGroupsSharedWarnings(t *testing.T) {
 	p := fixtureGroupedPlan()
 	var txt, md bytes.Buffer
@@ -48,10 +53,11 @@ func TestRenderGroupsSharedWarnings(t *testing.T) {
 	checkGolden(t, "grouped.md", md.Bytes())
 	for _, tc := range []struct {
 		name, out string
-	}{{"text", txt.String()}, {"markdown", md.String()}} {
+		escape    func(string) string
+	}{{"text", txt.String(), func(s string) string { return s }}, {"markdown", md.String(), mdEscape}} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, w := range []string{labWarning, nxWarning, "ports Ethernet1/3 are down"} {
-				if n := strings.Count(tc.out, w); n != 1 {
+			for _, w := range []string{labWarning, nxWarning, n5kWarning, "ports Ethernet1/3 are down"} {
+				if n := strings.Count(tc.out, tc.escape(w)); n != 1 {
 					t.Errorf("warning %q printed %d times, want once:\n%s", w, n, tc.out)
 				}
 			}
@@ -62,8 +68,16 @@ func TestRenderGroupsSharedWarnings(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(txt.String(), "is up to date") {
-		t.Errorf("targets listed only for shared warnings:\n%s", txt.String())
+	if !strings.Contains(txt.String(), "switch.n5k-1 (nexus5000, 127.0.0.1:2203) is up to date\n  warning: "+n5kWarning+"\n") {
+		t.Errorf("the up-to-date switch's own warning is not in its section:\n%s", txt.String())
+	}
+	if strings.Contains(md.String(), "| `switch.n5k-1`") {
+		t.Errorf("an up-to-date target has a table row for its warning alone:\n%s", md.String())
+	}
+	for _, h := range []string{"host.a (", "host.b (", "host.c (", "host.d ("} {
+		if strings.Contains(txt.String(), h) {
+			t.Errorf("%s listed only for a shared warning:\n%s", h, txt.String())
+		}
 	}
 	if !strings.Contains(txt.String(), "switch.n7k-1 (nexus7000, 127.0.0.1:2201) will be changed") {
 		t.Errorf("the changed switch is not listed:\n%s", txt.String())

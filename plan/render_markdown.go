@@ -84,12 +84,13 @@ func writeMarkdownOverview(mw *textWriter, p *Plan) {
 	}
 	upToDate := 0
 	var rows []string
-	_, shared := groupWarnings(p)
 	for _, t := range p.Targets {
 		if t == nil {
 			continue
 		}
-		if !t.HasChanges() && t.Error == "" && !t.Offline && len(ownWarnings(t, shared)) == 0 {
+		// Warnings are listed below the table (renderMarkdownProblems),
+		// so a target with nothing else is up to date.
+		if !t.HasChanges() && t.Error == "" && !t.Offline {
 			upToDate++
 			continue
 		}

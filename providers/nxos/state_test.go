@@ -110,11 +110,11 @@ func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
 			"default-nq-* template classes and their CoS sets",
 		}},
 		{"nexus7000", "empty", "udp_port", []string{
-			`lossless "rocev2" matches by udp_port, but nexus7000 network-qos templates classify by CoS only (docs/nxos.md), so it is rendered as 'match cos 4'`,
+			`lossless "rocev2" matches by udp_port, but nexus7000 network-qos templates classify by CoS only (docs/nxos.md#qos), so it is rendered as 'match cos 4'`,
 		}},
 		{"nexus5000", "fcoe-defaults", "cos", []string{
-			"fcoe-default-* policies are UNCONFIRMED in detail (docs/nxos.md)",
-			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (docs/nxos.md)",
+			"fcoe-default-* policies are UNCONFIRMED in detail (docs/nxos.md#qos)",
+			"at most 1 user no-drop class(es) enforced; the real limit is UNCONFIRMED (docs/nxos.md#qos)",
 		}},
 	}
 	for _, tc := range tests {
