@@ -282,9 +282,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	prog := plan.NewProgress(stderr, "Applying", toApply, cli.IsTerminal(stderr))
 	eng.OnProgress = func() { prog.Done(1) }
-	eng.OnTarget = cli.ProgressLines(stderr, "roce-apply")
+	onTarget, stopLines := cli.ApplyLines(stderr, stdout, !*asJSON, "roce-apply", cli.SlowTargetAfter)
+	eng.OnTarget = onTarget
 	eng.Journal = journal
 	results, err := eng.Apply(ctx, p, targets, ro)
+	stopLines()
 	prog.Finish()
 	if cerr := journal.Close(); cerr != nil {
 		fmt.Fprintln(stderr, "roce-apply:", cerr)

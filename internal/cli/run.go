@@ -49,18 +49,25 @@ func ProgressLines(w io.Writer, prefix string) func(address, status, detail stri
 	return func(address, status, detail string) {
 		mu.Lock()
 		defer mu.Unlock()
-		switch {
-		case status == "":
+		if status == "" {
 			fmt.Fprintf(w, "%s: %s: %s\n", prefix, address, detail)
-		case detail == "":
-			fmt.Fprintf(w, "%s: %s: %s\n", prefix, address, status)
-		default:
-			if len(detail) > 300 {
-				detail = detail[:300] + "..."
-			}
-			fmt.Fprintf(w, "%s: %s: %s: %s\n", prefix, address, status, detail)
+			return
 		}
+		writeOutcome(w, prefix, address, status, detail)
 	}
+}
+
+// writeOutcome writes one target's outcome line, its error cut at 300
+// characters (the report or plan has it in full).
+func writeOutcome(w io.Writer, prefix, address, status, detail string) {
+	if detail == "" {
+		fmt.Fprintf(w, "%s: %s: %s\n", prefix, address, status)
+		return
+	}
+	if len(detail) > 300 {
+		detail = detail[:300] + "..."
+	}
+	fmt.Fprintf(w, "%s: %s: %s: %s\n", prefix, address, status, detail)
 }
 
 // PlanTargets reads and plans targets with a progress bar on stderr when it
