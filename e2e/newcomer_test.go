@@ -293,63 +293,90 @@ func TestNewcomerTutorialVerifyExcerpt(t *testing.T) {
 	}
 }
 
-// examples/ci/README.md: a plan made in one checkout and applied from
-// another (the pull request's plan artifact on the apply job's runner)
-// stops with "Cannot read policy directory" unless roce-apply is given
-// -dir; with -dir it applies, and it still refuses a policy that changed
-// since the plan.
-func TestNewcomerPlanAppliedFromAnotherCheckout(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+// leaf1Sim serves a simulated Nexus 5000 named leaf1 for the test, with
+// the password the first-switch example reads from $NEXUS_PASSWORD.
+func leaf1Sim(t *testing.T) *nxsim.Server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	srv, err := nxsim.Listen(ctx, "127.0.0.1:0", nxsim.Options{Platform: "nexus5000", Hostname: "leaf1", Users: map[string]string{"admin": "rehearsal"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { _ = srv.Close() })
 	t.Setenv("NEXUS_PASSWORD", "rehearsal")
-	vars := []string{"-var", "leaf1_address=" + srv.Addr()}
+	return srv
+}
 
-	// checkout makes a checkout at root with the policy in fabric/ and a
-	// plan of leaf1 saved beside it, as the pull-request job does.
-	checkout := func(root string) {
+// firstSwitchCheckout makes a checkout at root as a CI job sees it:
+// examples/first-switch in fabric/ with srv's host key in
+// fabric/known_hosts, and site.vars (leaf1's address) at the root.
+func firstSwitchCheckout(t *testing.T, root string, srv *nxsim.Server) {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Dir(filepath.Dir(file))
+	if err := copyTree(filepath.Join(repo, "examples", "first-switch"), filepath.Join(root, "fabric")); err != nil {
+		t.Fatal(err)
+	}
+	line := knownhosts.Line([]string{knownhosts.Normalize(srv.Addr())}, srv.Switch().HostKey())
+	if err := os.WriteFile(filepath.Join(root, "fabric", "known_hosts"), []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "site.vars"), []byte("leaf1_address = \""+srv.Addr()+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// movedCheckout is the checkout at root somewhere else (the apply job's
+// runner): root is renamed, so its absolute paths no longer exist.
+func movedCheckout(t *testing.T, root string) string {
+	t.Helper()
+	to := root + "-apply"
+	if err := os.Rename(root, to); err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// docs/plan-json.md#saved-plan-file, examples/ci/README.md: a plan made in
+// one checkout and applied from another (the pull request's plan artifact
+// on the apply job's runner) finds its policy directory and var file
+// relative to the plan file, with no -dir; the same relative -var-file
+// matches; without it roce-apply names the file where it is now; it still
+// refuses a policy changed since the plan; and when the policy is in
+// neither recorded place the error names both and -dir.
+func TestNewcomerPlanAppliedFromAnotherCheckout(t *testing.T) {
+	srv := leaf1Sim(t)
+	planIn := func(root string) {
 		t.Helper()
-		if err := copyTree(filepath.Join(repo, "examples", "first-switch"), filepath.Join(root, "fabric")); err != nil {
-			t.Fatal(err)
-		}
-		line := knownhosts.Line([]string{knownhosts.Normalize(srv.Addr())}, srv.Switch().HostKey())
-		if err := os.WriteFile(filepath.Join(root, "fabric", "known_hosts"), []byte(line+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if r := runInDir(t, root, "roce-plan", append(vars, "-target", "switch.leaf1", "-out", "plan.roce", "fabric")...); r.code != 0 {
+		firstSwitchCheckout(t, root, srv)
+		if r := runInDir(t, root, "roce-plan", "-var-file", "site.vars", "-target", "switch.leaf1", "-out", "plan.roce", "fabric"); r.code != 0 {
 			t.Fatalf("roce-plan in %s\n%s", root, r)
 		}
 	}
-	// moved is the same checkout somewhere else (the apply job's runner).
-	moved := func(root string) string {
-		t.Helper()
-		to := root + "-apply"
-		if err := os.Rename(root, to); err != nil {
-			t.Fatal(err)
-		}
-		return to
-	}
 
 	pr := filepath.Join(t.TempDir(), "pr")
-	checkout(pr)
-	apply := moved(pr)
-	r := runInDir(t, apply, "roce-apply", append(vars, "plan.roce")...)
-	if r.code != 1 || !strings.Contains(r.stderr, "Cannot read policy directory") || !strings.Contains(r.stderr, pr) {
-		t.Fatalf("roce-apply plan.roce from another checkout: want exit 1 and \"Cannot read policy directory\" naming %s\n%s", pr, r)
+	planIn(pr)
+	apply := movedCheckout(t, pr)
+	// Without the var file: named where it is now, and the command to use.
+	r := runInDir(t, apply, "roce-apply", "plan.roce")
+	for _, w := range []string{"not given now (it is at site.vars)", "roce-apply -var-file site.vars plan.roce"} {
+		if r.code != 1 || !strings.Contains(r.stderr, w) {
+			t.Errorf("roce-apply plan.roce without -var-file from another checkout: want exit 1 and %q\n%s", w, r)
+		}
 	}
-	if r := runInDir(t, apply, "roce-apply", append(vars, "-dir", "fabric", "plan.roce")...); r.code != 0 {
-		t.Fatalf("roce-apply -dir fabric plan.roce: want it applied\n%s", r)
+	// The same relative -var-file, and the plan file named from the
+	// parent directory: both resolved against the plan file.
+	parent := filepath.Dir(apply)
+	r = runInDir(t, parent, "roce-apply", "-var-file", filepath.Join(filepath.Base(apply), "site.vars"), filepath.Join(filepath.Base(apply), "plan.roce"))
+	if r.code != 0 || strings.Contains(r.stderr, "given now but was not used") {
+		t.Fatalf("roce-apply -var-file pr-apply/site.vars pr-apply/plan.roce from another checkout: want it applied\n%s", r)
 	}
 
+	// A policy changed since the plan is still refused.
 	pr2 := filepath.Join(t.TempDir(), "pr")
-	checkout(pr2)
-	apply2 := moved(pr2)
+	planIn(pr2)
+	apply2 := movedCheckout(t, pr2)
 	main := filepath.Join(apply2, "fabric", "main.hcl")
 	b, err := os.ReadFile(main)
 	if err != nil {
@@ -358,9 +385,25 @@ func TestNewcomerPlanAppliedFromAnotherCheckout(t *testing.T) {
 	if err := os.WriteFile(main, []byte(strings.Replace(string(b), "bandwidth_percent = 40", "bandwidth_percent = 30", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = runInDir(t, apply2, "roce-apply", append(vars, "-dir", "fabric", "plan.roce")...)
+	r = runInDir(t, apply2, "roce-apply", "-var-file", "site.vars", "plan.roce")
 	if r.code != 1 || !strings.Contains(r.stderr, "changed since this plan was made") {
-		t.Fatalf("roce-apply -dir with a policy changed since the plan: want it refused\n%s", r)
+		t.Fatalf("roce-apply with a policy changed since the plan: want it refused\n%s", r)
+	}
+
+	// The policy in neither place: both named, and -dir; -dir then works
+	// (and still compares the policy).
+	if err := os.Rename(filepath.Join(apply2, "fabric"), filepath.Join(apply2, "policy")); err != nil {
+		t.Fatal(err)
+	}
+	r = runInDir(t, apply2, "roce-apply", "-var-file", "site.vars", "plan.roce")
+	for _, w := range []string{filepath.Join(apply2, "fabric"), filepath.Join(pr2, "fabric"), "-dir DIR"} {
+		if r.code != 1 || !strings.Contains(r.stderr, w) {
+			t.Errorf("roce-apply with the policy in neither recorded place: want exit 1 and %q\n%s", w, r)
+		}
+	}
+	r = runInDir(t, apply2, "roce-apply", "-var-file", "site.vars", "-dir", "policy", "plan.roce")
+	if r.code != 1 || !strings.Contains(r.stderr, "changed since this plan was made") {
+		t.Fatalf("roce-apply -dir policy: want the policy read there (and refused as changed)\n%s", r)
 	}
 }
 

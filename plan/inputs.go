@@ -148,7 +148,7 @@ func (p *Plan) SavedPolicyDir(planFile, dirFlag string) (string, error) {
 		if isDir(d) {
 			return d, nil
 		}
-		tried = append(tried, d+" ("+p.PolicyDirRelative+" relative to the plan file)")
+		tried = append(tried, absPath(d)+" ("+p.PolicyDirRelative+" relative to the plan file)")
 	}
 	if p.PolicyDir != "" {
 		if isDir(p.PolicyDir) {
