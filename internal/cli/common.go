@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +13,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -155,16 +158,36 @@ func (c *Common) LoadFabric(dir string, stderr io.Writer) (*policies.Fabric, *po
 	defer stop()
 	fab, src, diags := policies.Load(dir, policies.LoadOptions{Vars: c.Vars, VarFiles: c.VarFiles, Getenv: os.LookupEnv, Context: ctx})
 	if len(diags) > 0 {
+		// Paths under the current directory are shown relative to it, as
+		// the user typed them: roce-apply loads a saved plan's policy by
+		// its absolute directory, and its warnings must read as roce-plan's.
+		var b bytes.Buffer
 		if src != nil {
-			_ = src.WriteDiagnostics(stderr, diags, c.Color(stderr))
+			_ = src.WriteDiagnostics(&b, diags, c.Color(stderr))
 		} else {
-			fmt.Fprintln(stderr, diags.Error())
+			fmt.Fprintln(&b, diags.Error())
 		}
+		text := b.String()
+		if cwd, err := os.Getwd(); err == nil {
+			text = relativeToDir(text, cwd)
+		}
+		_, _ = io.WriteString(stderr, text)
 	}
 	if diags.HasErrors() || fab == nil {
 		return nil, src, &DiagnosticsError{Diags: diags}
 	}
 	return fab, src, nil
+}
+
+// relativeToDir rewrites the absolute paths under dir in text (at the
+// start of a word: after a blank, a quote or a bracket) relative to dir.
+func relativeToDir(text, dir string) string {
+	dir = filepath.Clean(dir)
+	if !filepath.IsAbs(dir) || dir == string(filepath.Separator) {
+		return text
+	}
+	re := regexp.MustCompile(`(?m)(^|[\s"'(\[<])` + regexp.QuoteMeta(dir+string(filepath.Separator)))
+	return re.ReplaceAllString(text, "${1}")
 }
 
 // Secrets returns every credential value the policy resolves to, named by
