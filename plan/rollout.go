@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -187,7 +188,9 @@ func (e *Engine) settle(tctx context.Context, t Target, tp *TargetPlan, start ti
 	}
 	if err != nil {
 		if res.Error == "" {
-			res.Error = err.Error()
+			// The report puts the error under the target's address; the
+			// provider's "switch.NAME: " in front would say it twice.
+			res.Error = strings.TrimPrefix(err.Error(), tp.Address+": ")
 		}
 		switch {
 		case errors.Is(err, ErrStale):
