@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,64 @@ func TestCIExamplesReadTheFabricOncePerJob(t *testing.T) {
 	}
 	if jobs < 4 {
 		t.Fatalf("found roce-plan in only %d jobs; the scan is broken", jobs)
+	}
+}
+
+// The CI examples' plan-in-one-job, apply-in-another flow, run as written
+// (their roce-plan and roce-apply lines, plus a var file and one target
+// for the simulated switch): the plan saved in one checkout is applied
+// from another checkout somewhere else, with no -dir
+// (docs/plan-json.md#saved-plan-file).
+func TestCIExamplesApplyThePlanFromAnotherCheckout(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Dir(filepath.Dir(file))
+	// command is the first line of f running name with a plan.roce
+	// argument, as arguments (up to a redirection or ||).
+	command := func(t *testing.T, f, name string) []string {
+		t.Helper()
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			code, _, _ := strings.Cut(line, "#")
+			_, cmd, ok := strings.Cut(code, name+" ")
+			if !ok || !strings.Contains(cmd, "plan.roce") {
+				continue
+			}
+			var args []string
+			for _, a := range strings.Fields(cmd) {
+				if strings.HasPrefix(a, ">") || a == "||" || a == "&&" || a == ";" {
+					break
+				}
+				args = append(args, a)
+			}
+			return args
+		}
+		t.Fatalf("%s: no %s line with plan.roce", f, name)
+		return nil
+	}
+	for _, name := range []string{"github-actions.yml", "gitlab-ci.yml"} {
+		t.Run(name, func(t *testing.T) {
+			f := filepath.Join(repo, "examples", "ci", name)
+			planArgs, applyArgs := command(t, f, "roce-plan"), command(t, f, "roce-apply")
+			for i := range applyArgs {
+				if i > 0 && applyArgs[i-1] == "-lock-file" {
+					applyArgs[i] = filepath.Join(t.TempDir(), "apply.lock") // shared storage in the example
+				}
+			}
+			srv := leaf1Sim(t) // a switch of its own: the plan has changes to apply
+			root := filepath.Join(t.TempDir(), "plan-job")
+			firstSwitchCheckout(t, root, srv)
+			r := runInDir(t, root, "roce-plan", append([]string{"-var-file", "site.vars", "-target", "switch.leaf1"}, planArgs...)...)
+			if r.code != 2 && !(r.code == 0 && !slices.Contains(planArgs, "-detailed-exitcode")) {
+				t.Fatalf("%s's roce-plan %s\n%s", name, strings.Join(planArgs, " "), r)
+			}
+			apply := movedCheckout(t, root)
+			r = runInDir(t, apply, "roce-apply", append([]string{"-var-file", "site.vars"}, applyArgs...)...)
+			if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "switch.leaf1") {
+				t.Fatalf("%s's roce-apply %s from another checkout: want it applied without -dir\n%s", name, strings.Join(applyArgs, " "), r)
+			}
+		})
 	}
 }
