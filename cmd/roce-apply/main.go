@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	continueOnError := fs.Bool("continue-on-error", false, "keep rolling out after a target fails")
 	lockTimeout := fs.Duration("lock-timeout", 0, "how long to wait for another roce-apply on the same policy to finish")
 	lockFile := fs.String("lock-file", "", "apply lock `FILE` (default DIR/.roce/apply.lock); put it on storage every pipeline shares so runners on different machines exclude each other; the apply journal lives beside it")
-	dirFlag := fs.String("dir", "", "policy directory when applying a plan file (default: the one the plan was made from)")
+	dirFlag := fs.String("dir", "", "policy `DIR` when applying a plan file (default: the one the plan was made from, looked for relative to the plan file first, then where it was; docs/plan-json.md#saved-plan-file)")
 	asJSON := fs.Bool("json", false, "print the apply report as JSON (stdout holds only that JSON, whatever happens)")
 	allowThis := fs.Bool(plan.FlagAllowThisMachine, false, "let the plan change the machine roce-apply runs on (a local host outside a namespace, or in roce's own); refused without it, in CI too")
 	allowCutOff := fs.Bool(plan.FlagAllowCutOff, false, "with -"+plan.FlagAllowThisMachine+": also the changes the plan says can cut this machine off (MTU or address on its default-route or SSH interface)")
