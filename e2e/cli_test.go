@@ -203,7 +203,7 @@ func TestRenderConflictLabelledInEveryFormat(t *testing.T) {
 	}
 	r := plan()
 	for _, want := range []string{
-		"switch.n5k-1: could not be planned: the policy does not fit this switch: switch.n5k-1: render the desired QoS config: ",
+		"switch.n5k-1: could not be planned: the policy does not fit this switch: render the desired QoS config: ",
 		"queuing bandwidth does not fit in 100%: other classes keep ",
 		"roce classes ask 60%, class-default needs at least 1%",
 		"\n  next: change the policy so that it fits this switch",

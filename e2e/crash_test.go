@@ -467,7 +467,7 @@ func TestDeadListenerAndPartialPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = run("", "roce-plan", "-target", "switch.eos-1", "-connect-timeout", "2s", l.Dir)
-	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "switch.eos-1: connect to") || !strings.Contains(r.stdout+r.stderr, "no answer within 2s") {
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "switch.eos-1: could not be read: connect to") || !strings.Contains(r.stdout+r.stderr, "no answer within 2s") {
 		t.Fatalf("a dead gNMI listener must be reported naming the switch and the stage\n%s", r)
 	}
 }

@@ -185,7 +185,9 @@ func (e *Engine) Plan(ctx context.Context, targets []BoundTarget) *Plan {
 			if tp == nil {
 				tp = &TargetPlan{}
 			}
-			tp.Error, tp.ErrorKind = err.Error(), ErrorKindOf(err)
+			// The plan shows the error under the target's address; the
+			// provider's "switch.NAME: " in front would name it twice.
+			tp.Error, tp.ErrorKind = strings.TrimPrefix(err.Error(), bt.Address+": "), ErrorKindOf(err)
 			// The plan shows the error at the target; a WARN here printed it
 			// a second time at the default log level.
 			log.Info("target could not be planned", "target", bt.Address, "error", err)

@@ -82,9 +82,9 @@ func TestEngineSetsErrorKind(t *testing.T) {
 	}
 	txt, md, js := renderAll(t, p)
 	for _, c := range []struct{ doc, out, want string }{
-		{"text", txt, "switch.fit: could not be planned: the policy does not fit this switch: switch.fit: render: queuing bandwidth does not fit\n  next: change the policy"},
-		{"text", txt, "switch.down: could not be read: switch.down: connect"},
-		{"text", txt, "switch.bug: could not be planned: internal error in roce: switch.bug: internal error while planning: index out of range\n  next: this is a bug in roce"},
+		{"text", txt, "switch.fit: could not be planned: the policy does not fit this switch: render: queuing bandwidth does not fit\n  next: change the policy"},
+		{"text", txt, "switch.down: could not be read: connect"},
+		{"text", txt, "switch.bug: could not be planned: internal error in roce: internal error while planning: index out of range\n  next: this is a bug in roce"},
 		{"text", txt, "the policy does not fit 1 target"},
 		{"markdown", md, "- `switch.fit` could not be planned: the policy does not fit this switch: "},
 		{"markdown", md, "| `switch.fit` |  | 0 | 0 | 0 | **does not fit the policy** | 0 |"},
