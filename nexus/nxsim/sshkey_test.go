@@ -171,3 +171,36 @@ func mustEd25519(t *testing.T) ed25519.PrivateKey {
 	}
 	return priv
 }
+
+// FuzzReadAuthorizedKeys: whatever a --authorized-key file holds, reading
+// it never panics, an error names the file, and success yields a key.
+func FuzzReadAuthorizedKeys(f *testing.F) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		f.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(ssh.MarshalAuthorizedKey(signer.PublicKey()))
+	f.Add([]byte("# comment\n\n" + string(ssh.MarshalAuthorizedKey(signer.PublicKey())) + "garbage\n"))
+	f.Add([]byte("ssh-ed25519 AAAA\n"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "keys.pub")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		keys, err := readAuthorizedKeys(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if len(keys) == 0 {
+			t.Error("no error and no key")
+		}
+	})
+}
