@@ -16,6 +16,17 @@ func TestDemoStepsShowTheirCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A step may send a command's output to a file or /dev/null; its $
+	// line must still show, so shown writes to fd 3, the script's stdout.
+	script := string(b)
+	if !strings.Contains(script, "exec 3>&1") || !strings.Contains(script, `shown() { printf '$ %s\n' "$*" >&3; }`) {
+		t.Error("scripts/demo.sh: shown must print on fd 3 (exec 3>&1), or a redirected step hides its $ line")
+	}
+	for _, helper := range []string{"show() { shown ", "last() { shown ", "\tshown \"$@\"\n"} {
+		if !strings.Contains(script, helper) {
+			t.Errorf("scripts/demo.sh: %q: show, last and expect print their command through shown", helper)
+		}
+	}
 	var title string
 	runs, shows := false, false
 	check := func() {

@@ -21,8 +21,11 @@ else
 fi
 step() { printf '\n%s==> %s%s\n' "$BOLD" "$*" "$PLAIN"; }
 say() { printf '    %s\n' "$@"; }
-# shown CMD...: print the command line as the reader would type it.
-shown() { printf '$ %s\n' "$*"; }
+# shown CMD...: print the command line as the reader would type it, on the
+# terminal's stdout (fd 3) even when the step sends the command's output
+# elsewhere (expect 0 roce-plan ... >/dev/null).
+exec 3>&1
+shown() { printf '$ %s\n' "$*" >&3; }
 show() { shown "$@"; "$@"; }
 # last CMD...: run CMD, show only its last line (the summary).
 last() { shown "$@"; "$@" 2>/dev/null | tail -n 1; }
