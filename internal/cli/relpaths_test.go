@@ -13,7 +13,7 @@ func TestRelativeToDir(t *testing.T) {
 		{"on /w/site/main.hcl line 3:", "/w", "on site/main.hcl line 3:"},
 		{"/w/site/main.hcl:3\n  -var-file \"/w/lab.vars\"", "/w/", "site/main.hcl:3\n  -var-file \"lab.vars\""},
 		{"on /other/w/main.hcl line 3", "/w", "on /other/w/main.hcl line 3"}, // not under /w
-		{"on /wx/main.hcl line 3", "/w", "on /wx/main.hcl line 3"},             // a sibling, not a child
+		{"on /wx/main.hcl line 3", "/w", "on /wx/main.hcl line 3"},           // a sibling, not a child
 		{"on /w/main.hcl", "relative", "on /w/main.hcl"},
 		{"on /main.hcl", "/", "on /main.hcl"},
 	} {
