@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,15 +19,10 @@ import (
 // target and no "applying" line.
 func TestApplyOutputOncePerTarget(t *testing.T) {
 	l := startLab(t)
-	apply := func(targets []string, combined bool) (stdout, stderr string) {
-		planFile := filepath.Join(t.TempDir(), "plan.roce")
-		args := []string{"-target", targets[0], "-target", targets[1]}
-		if p := roce(t, l, "", "roce-plan", append(args, "-out", planFile, l.Dir)...); p.code != 0 {
-			t.Fatalf("roce-plan\n%s", p)
-		}
+	run := func(combined bool, name string, args ...string) (stdout, stderr string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, filepath.Join(binDir, "roce-apply"), "-var-file", l.VarFile(), planFile)
+		cmd := exec.CommandContext(ctx, filepath.Join(binDir, name), append([]string{"-var-file", l.VarFile()}, args...)...)
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -34,10 +30,31 @@ func TestApplyOutputOncePerTarget(t *testing.T) {
 			cmd.Stderr = &out // one pipe behind both, as in a CI log
 		}
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("roce-apply: %v\n%s\n%s", err, out.String(), errb.String())
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 { // roce-plan -detailed-exitcode: changes
+				t.Fatalf("%s: %v\n%s\n%s", name, err, out.String(), errb.String())
+			}
 		}
 		return out.String(), errb.String()
 	}
+	apply := func(targets []string, combined bool) (stdout, stderr string) {
+		planFile := filepath.Join(t.TempDir(), "plan.roce")
+		args := []string{"-target", targets[0], "-target", targets[1]}
+		if p := roce(t, l, "", "roce-plan", append(args, "-out", planFile, l.Dir)...); p.code != 0 {
+			t.Fatalf("roce-plan\n%s", p)
+		}
+		return run(combined, "roce-apply", planFile)
+	}
+	// roce-plan: one "read" line per target with the plan apart, none when
+	// the plan is printed to the same log.
+	planArgs := []string{"-detailed-exitcode", "-target", "switch.n5k-1", "-target", "switch.eos-1", l.Dir}
+	if _, stderr := run(false, "roce-plan", planArgs...); len(regexp.MustCompile(`(?m)^roce-plan: switch\.[a-z0-9-]+: read$`).FindAllString(stderr, -1)) != 2 {
+		t.Errorf("roce-plan, plan apart: want one read line per target:\n%s", stderr)
+	}
+	if combined, _ := run(true, "roce-plan", planArgs...); regexp.MustCompile(`(?m)^roce-plan: switch`).MatchString(combined) {
+		t.Errorf("roce-plan, one log: per-target lines beside the plan:\n%s", combined)
+	}
+
 	progress := regexp.MustCompile(`(?m)^roce-apply: (switch\.[a-z0-9-]+): (.*)$`)
 
 	// The report apart: one outcome line per target on stderr.

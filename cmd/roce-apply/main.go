@@ -217,7 +217,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	consent := plan.ThisMachineConsent{AllowThisMachine: *allowThis, AllowCutOff: *allowCutOff, CI: plan.InCI(os.Getenv)}
 	p := saved
 	if p == nil {
-		p = cli.PlanTargets(ctx, eng, targets, stderr)
+		p = cli.PlanTargets(ctx, eng, targets, stderr, human, true, "roce-apply")
 		p.PolicyDir, p.PolicyDigest = dir, src.Digest()
 		if err := plan.RenderText(human, p, plan.TextOptions{Color: c.Color(human)}); err != nil {
 			return fail(err.Error())

@@ -132,7 +132,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "roce-plan: not planning: a plan read from half-configured targets would be misleading.")
 		return fail("not planning: an interrupted roce-apply awaits recovery: "+msg, nil, true)
 	}
-	p, err := cli.MakePlan(ctx, &c, fab, log, stderr)
+	p, err := cli.MakePlan(ctx, &c, fab, log, stderr, stdout, !*asJSON && !*asMarkdown)
 	if err != nil {
 		return fail(err.Error(), err, false)
 	}

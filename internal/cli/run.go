@@ -71,17 +71,22 @@ func writeOutcome(w io.Writer, prefix, address, status, detail string) {
 }
 
 // PlanTargets reads and plans targets with a progress bar on stderr when it
-// is a terminal.
-func PlanTargets(ctx context.Context, eng *plan.Engine, targets []plan.BoundTarget, stderr io.Writer) *plan.Plan {
+// is a terminal. Off one, the lines follow ApplyLines: none per target when
+// the plan is printed as text to the same file (it lists the targets), else
+// one per target read, without the error text (the plan shows it); either
+// way a "still reading" line for a slow target. planOut is where the plan
+// is printed, textPlan whether as text; prefix names the program.
+func PlanTargets(ctx context.Context, eng *plan.Engine, targets []plan.BoundTarget, stderr, planOut io.Writer, textPlan bool, prefix string) *plan.Plan {
 	prog := plan.NewProgress(stderr, "Reading", len(targets), IsTerminal(stderr))
 	eng.OnProgress = func() { prog.Done(1) }
-	if lines := ProgressLines(stderr, "roce-plan"); lines != nil {
+	lines, stopLines := ApplyLines(stderr, planOut, textPlan, prefix, SlowTargetAfter)
+	defer stopLines()
+	if lines != nil {
 		eng.OnTarget = func(address, status, detail string) {
-			// One line per target read, not two, and without the error
-			// text: the plan itself shows it at the target.
 			if status != "" {
-				lines(address, status, "")
+				detail = ""
 			}
+			lines(address, status, detail)
 		}
 	}
 	p := eng.Plan(ctx, targets)
@@ -90,13 +95,14 @@ func PlanTargets(ctx context.Context, eng *plan.Engine, targets []plan.BoundTarg
 	return p
 }
 
-// MakePlan builds the targets the flags select, plans them and closes them.
-func MakePlan(ctx context.Context, c *Common, fab *policies.Fabric, log *slog.Logger, stderr io.Writer) (*plan.Plan, error) {
+// MakePlan builds the targets the flags select, plans them and closes them
+// (roce-plan; planOut and textPlan as for PlanTargets).
+func MakePlan(ctx context.Context, c *Common, fab *policies.Fabric, log *slog.Logger, stderr, planOut io.Writer, textPlan bool) (*plan.Plan, error) {
 	eng := c.Engine(fab, log)
 	targets, err := eng.Targets(fab, c.Targets)
 	if err != nil {
 		return nil, err
 	}
 	defer plan.CloseAll(targets)
-	return PlanTargets(ctx, eng, targets, stderr), nil
+	return PlanTargets(ctx, eng, targets, stderr, planOut, textPlan, "roce-plan"), nil
 }
