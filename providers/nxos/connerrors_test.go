@@ -21,6 +21,7 @@ func TestConnectErrorText(t *testing.T) {
 		compare = "then check it on the switch's console (not over the network): `show ssh key` prints the switch's public key, which must be the one on its line in FILE; where it also prints a SHA256: fingerprint, that must be "
 		anchor  = " (docs/tutorial.md#4-your-first-real-switch)"
 	)
+	wrong := otherKey(t) // a key that is not the simulator's
 	cases := []struct {
 		name  string
 		trust func(sw *policies.Switch, srv *nxsim.Server) string // returns FILE
@@ -49,6 +50,14 @@ func TestConnectErrorText(t *testing.T) {
 			want: "switch.sw1: known_hosts file FILE does not exist; record the switch's host key in it: ssh-keyscan -p PORT 127.0.0.1 >> FILE, " + compare + "the fingerprint `ssh-keygen -lf FILE` prints" + anchor,
 		},
 		{
+			name: "changed host key",
+			trust: func(sw *policies.Switch, srv *nxsim.Server) string {
+				sw.KnownHosts = writeKnownHosts(t, srv.Addr(), wrong)
+				return sw.KnownHosts
+			},
+			want: "switch.sw1: connect to ADDR: SSH handshake: ssh host key verification failed: the switch presented ssh-ed25519 key FP, but FILE line 1 expects OTHER; the switch was re-keyed or someone is impersonating it. Check on the switch's console (not over the network) with `show ssh key`, then fix that line" + anchor,
+		},
+		{
 			name:  "refused connection",
 			setup: func(r *rig) { _ = r.srv.Close() },
 			want:  "switch.sw1: connect to ADDR: TCP connect: connection refused; nothing accepts SSH there: check the switch's address and port in the policy (SSH's default is 22) and that SSH is enabled on the switch",
@@ -73,7 +82,7 @@ func TestConnectErrorText(t *testing.T) {
 			if err == nil {
 				t.Fatal("Plan succeeded")
 			}
-			want := strings.NewReplacer("ADDR", addr, "PORT", addr[strings.LastIndex(addr, ":")+1:], "FILE", file, "FP", fp).Replace(tc.want)
+			want := strings.NewReplacer("ADDR", addr, "PORT", addr[strings.LastIndex(addr, ":")+1:], "FILE", file, "FP", fp, "OTHER", ssh.FingerprintSHA256(wrong)).Replace(tc.want)
 			if err.Error() != want {
 				t.Errorf("error:\n got %s\nwant %s", err, want)
 			}

@@ -134,7 +134,7 @@ func knownHostsFile(name, path string) (trust, error) {
 					errHostKey, k.Type(), ssh.FingerprintSHA256(k), path, keyscanCommand(host, path), compareKeyHint(path, ssh.FingerprintSHA256(k)))
 			}
 			w := ke.Want[0]
-			return fmt.Errorf("%w: the switch presented %s key %s, but %s line %d expects %s; the switch was re-keyed or someone is impersonating it. Check, then fix the known_hosts line",
+			return fmt.Errorf("%w: the switch presented %s key %s, but %s line %d expects %s; the switch was re-keyed or someone is impersonating it. Check on the switch's console (not over the network) with `show ssh key`, then fix that line (docs/tutorial.md#4-your-first-real-switch)",
 				errHostKey, k.Type(), ssh.FingerprintSHA256(k), w.Filename, w.Line, ssh.FingerprintSHA256(w.Key))
 		}
 		return fmt.Errorf("%w: %v", errHostKey, err)
