@@ -42,7 +42,7 @@ the interrupted targets and refuse to go on until you run
     roce-apply -recover [DIR]
 which finishes or rolls back each of them (NX-OS: rollback to the recorded
 checkpoint; gNMI: compensating Set; hosts: the agent's own record), reads each
-back, and clears the journal. See docs/apply-safety.md.
+back, and clears the journal. See docs/apply-safety.md#interrupted.
 
 Exit codes: 0 every target applied or unchanged (with -recover: every
 interrupted target recovered); 1 anything else (the summary names the

@@ -38,7 +38,7 @@ PFC on one end only.
 
 If an earlier roce-apply was interrupted (killed, crashed), roce-plan lists
 the targets it left and in which state, and exits 1 until
-"roce-apply -recover" has made them consistent (docs/apply-safety.md).
+"roce-apply -recover" has made them consistent (docs/apply-safety.md#interrupted).
 
 Exit codes: 0 success; 1 error (bad policy, a target could not be read or
 planned, or an interrupted apply awaits recovery); with -detailed-exitcode:
@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c cli.Common
 	c.Register(fs)
 	out := fs.String("out", "", "save the plan to `FILE` for roce-apply")
-	asJSON := fs.Bool("json", false, "print the plan as JSON (docs/plan-json.md)")
+	asJSON := fs.Bool("json", false, "print the plan as JSON (docs/plan-json.md#the-plan)")
 	asMarkdown := fs.Bool("markdown", false, "print the plan as Markdown, for a pull-request comment")
 	detailed := fs.Bool("detailed-exitcode", false, "exit 0 when nothing changes, 2 when something does, 1 on error")
 	verbose := fs.Bool("verbose", false, "show full before/after text and every command")

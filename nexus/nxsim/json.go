@@ -100,7 +100,7 @@ func (s *session) execJSON(line, cmd string, filters []int, base int) (string, b
 	}
 	h, args, merr := jsonTree().match(cmd)
 	if merr != nil {
-		return "ERROR: nxsim has no JSON form of `" + strings.TrimSpace(cmd) + "` (no public capture of it for this platform; docs/nxos.md, \"| json\")", true
+		return "ERROR: nxsim has no JSON form of `" + strings.TrimSpace(cmd) + "` (no public capture of it for this platform; docs/nxos.md#json-output)", true
 	}
 	out, err := h(s, args)
 	if err != nil {
