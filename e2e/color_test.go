@@ -88,8 +88,9 @@ func TestColorRespectsNoColorAndDumbTerminals(t *testing.T) {
 }
 
 // A plan on a terminal draws a progress bar and colours the diff; on a
-// TERM=dumb terminal it does neither (one plain line per target instead),
-// and NO_COLOR leaves the bar but drops the colour.
+// TERM=dumb terminal it does neither, and since the plan and the progress
+// share that one terminal, each target is listed once, by the plan (no
+// progress line repeats it); NO_COLOR leaves the bar but drops the colour.
 func TestPlanOnDumbTerminalHasNoEscapes(t *testing.T) {
 	l := startLab(t)
 	args := []string{"-var-file", l.VarFile(), "-target", "switch.srl-1", "-target", "switch.n5k-1", l.Dir}
@@ -98,8 +99,8 @@ func TestPlanOnDumbTerminalHasNoEscapes(t *testing.T) {
 		t.Errorf("on a terminal: want a progress bar and a coloured diff:\n%q", out)
 	}
 	out = onTerminal(t, []string{"TERM=dumb", "NO_COLOR="}, "roce-plan", args...)
-	if strings.Contains(out, "\x1b[") || !strings.Contains(out, "roce-plan: switch.srl-1: read") {
-		t.Errorf("TERM=dumb: want no escape sequence and one line per target read:\n%q", out)
+	if strings.Contains(out, "\x1b[") || !strings.Contains(out, "switch.srl-1 (gnmi/srlinux") || strings.Contains(out, "roce-plan: switch.srl-1: read") {
+		t.Errorf("TERM=dumb: want no escape sequence and each target once, in the plan:\n%q", out)
 	}
 	out = onTerminal(t, []string{"TERM=xterm-256color", "NO_COLOR=1"}, "roce-plan", args...)
 	if strings.Contains(out, "\x1b[3") || !strings.Contains(out, "switch.n5k-1") {

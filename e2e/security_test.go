@@ -180,7 +180,7 @@ credentials "sw" {
 				bin  string
 				args []string
 			}{
-				{"roce-plan", []string{"validate", "-log-level", "debug", dir}},
+				{"roce-plan", []string{"validate", dir}}, // validate logs nothing: it has no -log-level
 				{"roce-plan", []string{"-log-level", "debug", "-out", filepath.Join(out, "plan.roce"), dir}},
 				{"roce-plan", []string{"-json", "-log-level", "debug", "-log-format", "json", dir}},
 				{"roce-plan", []string{"-markdown", dir}},
@@ -402,7 +402,7 @@ switch "g1" {
 		bin  string
 		args []string
 	}{
-		{"roce-plan", []string{"validate", "-log-level", "debug", dir}},
+		{"roce-plan", []string{"validate", dir}}, // validate logs nothing: it has no -log-level
 		{"roce-plan", []string{"-log-level", "debug", "-timeout", "5s", "-allow-partial", "-out", planFile, dir}},
 		{"roce-plan", []string{"-json", "-timeout", "5s", dir}},
 		{"roce-plan", []string{"-markdown", "-timeout", "5s", dir}},
