@@ -62,14 +62,7 @@ func TestBigConfigRoundTrip(t *testing.T) {
 	}
 	in := intentFor(t, "nexus5000", "udp_port", "foreign")
 	in.Interfaces = ifs
-	des, err := Render(in, cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, script, err := Diff(cur, des, in.Platform)
-	if err != nil {
-		t.Fatal(err)
-	}
+	des, _, script := renderDiff(t, in, cur)
 	if err := ApplyCommands(cur, in.Platform, nil, script); err != nil {
 		t.Fatal(err)
 	}

@@ -14,14 +14,7 @@ func TestEchoDifferencesAreNotChanges(t *testing.T) {
 			t.Run(kind+"/"+mode, func(t *testing.T) {
 				in := intentFor(t, kind, mode, "empty")
 				cur := loadStart(t, kind, "empty")
-				des, err := Render(in, cur)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, script, err := Diff(cur, des, in.Platform)
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, _, script := renderDiff(t, in, cur)
 				applied := cur.Clone()
 				if err := ApplyCommands(applied, in.Platform, in.Modules, script); err != nil {
 					t.Fatal(err)

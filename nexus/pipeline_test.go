@@ -235,14 +235,7 @@ func TestPushGroupsRendered(t *testing.T) {
 func TestPushGroupsCutsWhereAPasteWouldMisplace(t *testing.T) {
 	in := intentFor(t, "nexus5000", "cos", "fcoe-defaults")
 	cur := loadStart(t, "nexus5000", "fcoe-defaults")
-	des, err := Render(in, cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, script, err := Diff(cur, des, in.Platform)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, script := renderDiff(t, in, cur)
 	if script[9] != "class class-fcoe" || script[10] != "set qos-group 1" {
 		t.Fatalf("script changed; lines 10-11 are %q, %q", script[9], script[10])
 	}
@@ -273,14 +266,7 @@ func TestPushGroupsCutsWhereAPasteWouldMisplace(t *testing.T) {
 func BenchmarkPlanPush(b *testing.B) {
 	in := intentFor(b, "nexus5000", "cos", "fcoe-defaults")
 	cur := loadStart(b, "nexus5000", "fcoe-defaults")
-	des, err := Render(in, cur)
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, script, err := Diff(cur, des, in.Platform)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, _, script := renderDiff(b, in, cur)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := PlanPush(cur, in.Platform, nil, script); err != nil {

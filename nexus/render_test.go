@@ -62,14 +62,7 @@ func TestRenderValidation(t *testing.T) {
 func TestDiffChangesCarryDisruptionAndDrift(t *testing.T) {
 	in := intentFor(t, "nexus5000", "cos", "ours-earlier")
 	cur := loadStart(t, "nexus5000", "ours-earlier")
-	des, err := Render(in, cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, _, err := Diff(cur, des, in.Platform)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, changes, _ := renderDiff(t, in, cur)
 	byAddr := map[string]plan.Change{}
 	for _, c := range changes {
 		byAddr[c.Address] = c
@@ -108,14 +101,7 @@ func TestDiffChangesCarryDisruptionAndDrift(t *testing.T) {
 func TestDiffNotesForeignReplacementAndDrift(t *testing.T) {
 	in := intentFor(t, "nexus5000", "udp_port", "foreign")
 	cur := loadStart(t, "nexus5000", "foreign")
-	des, err := Render(in, cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, _, err := Diff(cur, des, in.Platform)
-	if err != nil {
-		t.Fatal(err)
-	}
+	des, changes, script := renderDiff(t, in, cur)
 	var sys, iface *plan.Change
 	for i := range changes {
 		switch changes[i].Address {
@@ -133,11 +119,10 @@ func TestDiffNotesForeignReplacementAndDrift(t *testing.T) {
 	}
 	// A manual edit removes pause no-drop from our class: the next plan says so.
 	applied := cur.Clone()
-	_, script, _ := Diff(cur, des, in.Platform)
 	if err := ApplyCommands(applied, in.Platform, nil, append(script, "policy-map type network-qos ROCE-NQ", "class type network-qos ROCE-rocev2", "no pause no-drop")); err != nil {
 		t.Fatal(err)
 	}
-	changes, script, err = Diff(applied, des, in.Platform)
+	changes, script, err := Diff(applied, des, in.Platform)
 	if err != nil || len(changes) != 1 {
 		t.Fatalf("drift: %v %+v", err, changes)
 	}
@@ -241,14 +226,7 @@ func TestRenderRemovingClassesRemovesOnlyOurs(t *testing.T) {
 // it returns the script.
 func roundTrip(t *testing.T, in Intent, cur *Config) []string {
 	t.Helper()
-	des, err := Render(in, cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, script, err := Diff(cur, des, in.Platform)
-	if err != nil {
-		t.Fatal(err)
-	}
+	des, _, script := renderDiff(t, in, cur)
 	applied := cur.Clone()
 	if err := ApplyCommands(applied, in.Platform, in.Modules, script); err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(script, "\n"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/platforms"
 	"github.com/rocefabric/roce/policies"
 )
@@ -63,6 +64,21 @@ func intentFor(t testing.TB, kind, mode, start string) Intent {
 		in.Interfaces = []string{"Ethernet1/1", "Ethernet1/2"}
 	}
 	return in
+}
+
+// renderDiff renders in against cur and diffs the result, failing the test
+// on either error; it returns the desired config, the changes and the script.
+func renderDiff(t testing.TB, in Intent, cur *Config) (*Config, []plan.Change, []string) {
+	t.Helper()
+	des, err := Render(in, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, script, err := Diff(cur, des, in.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return des, changes, script
 }
 
 func startsFor(t *testing.T, kind string) []string {
