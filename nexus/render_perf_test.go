@@ -54,7 +54,9 @@ func FuzzFieldsUpTo(f *testing.F) {
 	})
 }
 
-// servicePolicyFields is parseServicePolicy as written with strings.Fields.
+// servicePolicyFields is parseServicePolicy as written with strings.Fields,
+// kept on purpose as the oracle FuzzLineKey checks the allocation-free
+// parser against.
 func servicePolicyFields(l string) (ServicePolicy, bool) {
 	f := strings.Fields(l)
 	if len(f) < 4 || f[0] != "service-policy" || f[1] != "type" {
