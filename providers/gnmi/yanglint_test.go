@@ -39,22 +39,21 @@ var yangRoots = map[string][]string{
 // yangDir is where the pinned models live (embedded by the simulator).
 var yangDir = filepath.Join("gnmisim", "models")
 
-// yanglintCmd returns the yanglint binary and the arguments that load a
-// profile's models (search paths, features, modules), with extra options
-// before the modules.
-func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string) {
+// yanglintModels returns the yanglint binary and what loads a profile's
+// models: every directory below its search roots, its features as
+// "module:feature,feature,..." per module (the -F form), and its module
+// files. yanglintCmd and yanglintBatch both load the models from this.
+func yanglintModels(t *testing.T, profile string) (bin string, dirs, features, modules []string) {
 	t.Helper()
-	bin := testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
+	bin = testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
 	m, err := gnmisim.Models(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := yangDir
-	var args []string
 	for _, s := range m.Search {
-		err := filepath.WalkDir(filepath.Join(root, s), func(p string, d os.DirEntry, err error) error {
+		err := filepath.WalkDir(filepath.Join(yangDir, s), func(p string, d os.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
-				args = append(args, "-p", p)
+				dirs = append(dirs, p)
 			}
 			return err
 		})
@@ -62,26 +61,39 @@ func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string
 			t.Fatal(err)
 		}
 	}
-	if m.Features != nil {
-		// -F module:feature,feature,... per module.
-		byMod := map[string][]string{}
-		var mods []string
-		for _, f := range m.Features {
-			mod, name, _ := strings.Cut(f, ":")
-			if byMod[mod] == nil {
-				mods = append(mods, mod)
-			}
-			byMod[mod] = append(byMod[mod], name)
+	byMod := map[string][]string{}
+	var mods []string
+	for _, f := range m.Features {
+		mod, name, _ := strings.Cut(f, ":")
+		if byMod[mod] == nil {
+			mods = append(mods, mod)
 		}
-		for _, mod := range mods {
-			args = append(args, "-F", mod+":"+strings.Join(byMod[mod], ","))
-		}
+		byMod[mod] = append(byMod[mod], name)
+	}
+	for _, mod := range mods {
+		features = append(features, mod+":"+strings.Join(byMod[mod], ","))
+	}
+	for _, f := range m.Modules {
+		modules = append(modules, filepath.Join(yangDir, f))
+	}
+	return bin, dirs, features, modules
+}
+
+// yanglintCmd returns the yanglint binary and the arguments that load a
+// profile's models (search paths, features, modules), with extra options
+// before the modules.
+func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string) {
+	t.Helper()
+	bin, dirs, features, modules := yanglintModels(t, profile)
+	var args []string
+	for _, d := range dirs {
+		args = append(args, "-p", d)
+	}
+	for _, f := range features {
+		args = append(args, "-F", f)
 	}
 	args = append(append(args, "-Q"), opts...)
-	for _, f := range m.Modules {
-		args = append(args, filepath.Join(root, f))
-	}
-	return bin, args
+	return bin, append(args, modules...)
 }
 
 // applied plans and applies the lab's classes and returns the plan.
@@ -124,42 +136,19 @@ func yanglint(t *testing.T, profile, datatype string, doc any) string {
 // yanglint's complaint per document ("" when valid).
 func yanglintBatch(t *testing.T, profile, datatype string, docs []any) []string {
 	t.Helper()
-	bin := testenv.Tool(t, "yanglint", "Debian package libyang-tools; make deps-test installs it")
-	m, err := gnmisim.Models(profile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, dirs, features, modules := yanglintModels(t, profile)
 	dir := t.TempDir()
 	var script strings.Builder
-	for _, s := range m.Search {
-		err := filepath.WalkDir(filepath.Join(yangDir, s), func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				abs, _ := filepath.Abs(p)
-				fmt.Fprintf(&script, "searchpath %s\n", abs)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range dirs {
+		abs, _ := filepath.Abs(d)
+		fmt.Fprintf(&script, "searchpath %s\n", abs)
 	}
 	script.WriteString("verb error\nadd")
-	if m.Features != nil {
-		byMod := map[string][]string{}
-		var mods []string
-		for _, f := range m.Features {
-			mod, name, _ := strings.Cut(f, ":")
-			if byMod[mod] == nil {
-				mods = append(mods, mod)
-			}
-			byMod[mod] = append(byMod[mod], name)
-		}
-		for _, mod := range mods {
-			fmt.Fprintf(&script, " -F %s:%s", mod, strings.Join(byMod[mod], ","))
-		}
+	for _, f := range features {
+		fmt.Fprintf(&script, " -F %s", f)
 	}
-	for _, f := range m.Modules {
-		abs, _ := filepath.Abs(filepath.Join(yangDir, f))
+	for _, f := range modules {
+		abs, _ := filepath.Abs(f)
 		script.WriteString(" " + abs)
 	}
 	script.WriteString("\nroce-mark-models\n")
