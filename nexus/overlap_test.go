@@ -7,6 +7,32 @@ import (
 	"github.com/rocefabric/roce/policies"
 )
 
+// checkRefusal renders in against the config text cur. With want empty
+// Render must accept it; otherwise it must refuse (what names what it must
+// not accept) with an error containing want and every one of also.
+func checkRefusal(t *testing.T, cur string, in Intent, what, want string, also ...string) {
+	t.Helper()
+	c, err := Parse(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Render(in, c)
+	if want == "" {
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatal("accepted " + what)
+	}
+	for _, w := range append([]string{want}, also...) {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q:\n%v", w, err)
+		}
+	}
+}
+
 // A lossless class whose packets a foreign class of the attached type qos
 // policy already classifies is refused, naming both sides and the fix;
 // classes that cannot see those packets are left alone.
@@ -43,26 +69,8 @@ func TestRenderRefusesOverlappingClasses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cur, err := Parse(tt.cur)
-			if err != nil {
-				t.Fatal(err)
-			}
 			in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{tt.class}, Interfaces: []string{"Ethernet1/1"}}
-			_, err = Render(in, cur)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("accepted a class that steals class voice's traffic")
-			}
-			for _, w := range []string{tt.want, "class voice of policy-map site-in", "Fix one side", "class-map voice"} {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error lacks %q:\n%v", w, err)
-				}
-			}
+			checkRefusal(t, tt.cur, in, "a class that steals class voice's traffic", tt.want, "class voice of policy-map site-in", "Fix one side", "class-map voice")
 		})
 	}
 }
@@ -129,26 +137,8 @@ func TestRender7000RefusesCoSMappedToAnotherQueue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cur, err := Parse(tt.cur)
-			if err != nil {
-				t.Fatal(err)
-			}
 			in := Intent{Platform: testPlatform(t, "nexus7000"), Classes: []*policies.Lossless{tt.class}, Interfaces: []string{"Ethernet2/1"}, Modules: testModules7000}
-			_, err = Render(in, cur)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("accepted a CoS another queue already has")
-			}
-			for _, w := range []string{tt.want, "Fix one side", "drop and no-drop CoS must be in different queues"} {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error lacks %q:\n%v", w, err)
-				}
-			}
+			checkRefusal(t, tt.cur, in, "a CoS another queue already has", tt.want, "Fix one side", "drop and no-drop CoS must be in different queues")
 		})
 	}
 	// The same check leaves a Nexus 5000 alone: its queuing class-maps
