@@ -134,22 +134,12 @@ func TestSaveLabSkipsUnchanged(t *testing.T) {
 // writes cost one durable save, and a kill there still lets recover tell
 // roce's write from anyone else's.
 func TestFileStepDigestSavedWithStep(t *testing.T) {
-	root := t.TempDir()
-	nccl := filepath.Join(root, "etc/nccl.conf")
-	if err := os.MkdirAll(filepath.Dir(nccl), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	orig := "NCCL_DEBUG=INFO\n"
-	if err := os.WriteFile(nccl, []byte(orig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, nccl, s := systemWithNCCL(t, 0o644)
+	orig := ncclOrig
 	d := &HostState{Files: []FileState{{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}}}}
 	var rec *TxnRecord
 	applyUntil(t, s, d, "step 1 file:", func() {
+		var err error
 		if rec, err = s.PendingTxn(); err != nil || rec == nil {
 			t.Fatalf("record at the step: %v %v", rec, err)
 		}
@@ -180,18 +170,7 @@ func TestFileStepDigestSavedWithStep(t *testing.T) {
 // content, never the content it read before the save, and records that
 // write's digest first.
 func TestFileStepRereadsAfterSave(t *testing.T) {
-	root := t.TempDir()
-	nccl := filepath.Join(root, "etc/nccl.conf")
-	if err := os.MkdirAll(filepath.Dir(nccl), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(nccl, []byte("NCCL_DEBUG=INFO\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, nccl, s := systemWithNCCL(t, 0o644)
 	d := &HostState{Files: []FileState{{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}}}}
 	rd, err := s.Read(context.Background(), d)
 	if err != nil {

@@ -43,23 +43,35 @@ func applyUntil(t testing.TB, s *System, d *HostState, prefix string, during fun
 	}
 }
 
-// An operator edits a file roce is applying: recover restores everything
-// else but leaves that file as the operator made it, says so and keeps
-// the record; once the operator puts the file back, recover completes.
-func TestRecoverNeverErasesSomeoneElsesEdit(t *testing.T) {
-	root := t.TempDir()
-	nccl := filepath.Join(root, "etc/nccl.conf")
+// ncclOrig is what systemWithNCCL's etc/nccl.conf holds before an apply.
+const ncclOrig = "NCCL_DEBUG=INFO\n"
+
+// systemWithNCCL opens a System over a fresh root whose etc/nccl.conf
+// holds ncclOrig with mode perm; it returns the root, that file's path
+// and the System.
+func systemWithNCCL(t *testing.T, perm os.FileMode) (root, nccl string, s *System) {
+	t.Helper()
+	root = t.TempDir()
+	nccl = filepath.Join(root, "etc/nccl.conf")
 	if err := os.MkdirAll(filepath.Dir(nccl), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	orig := "NCCL_DEBUG=INFO\n"
-	if err := os.WriteFile(nccl, []byte(orig), 0o644); err != nil {
+	if err := os.WriteFile(nccl, []byte(ncclOrig), perm); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, nccl, s
+}
+
+// An operator edits a file roce is applying: recover restores everything
+// else but leaves that file as the operator made it, says so and keeps
+// the record; once the operator puts the file back, recover completes.
+func TestRecoverNeverErasesSomeoneElsesEdit(t *testing.T) {
+	root, nccl, s := systemWithNCCL(t, 0o644)
+	orig := ncclOrig
 	d := &HostState{Files: []FileState{
 		{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}},
 		{Path: FileUCX, Format: FormatKV, Exists: true, Entries: []KV{{Key: "UCX_IB_SL", Value: "3"}}},
@@ -100,18 +112,7 @@ func TestRecoverNeverErasesSomeoneElsesEdit(t *testing.T) {
 // A file roce wrote and nobody touched is rolled back, and the backup it
 // created goes too.
 func TestRecoverRestoresRoceWrites(t *testing.T) {
-	root := t.TempDir()
-	nccl := filepath.Join(root, "etc/nccl.conf")
-	if err := os.MkdirAll(filepath.Dir(nccl), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(nccl, []byte("NCCL_DEBUG=INFO\n"), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, nccl, s := systemWithNCCL(t, 0o640)
 	d := &HostState{Files: []FileState{
 		{Path: FileNCCL, Format: FormatKV, Exists: true, Entries: []KV{{Key: "NCCL_IB_SL", Value: "3"}}},
 		{Path: FileMemlock, Format: FormatLines, Exists: true, Lines: []string{"* soft memlock unlimited"}},
