@@ -112,19 +112,42 @@ func corpus(t *testing.T, profile string, planned []plan.Op, goldens bool) [][]p
 	if !goldens {
 		return out
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "ops", profile+"-*.json"))
+	_, golden := goldenOps(t, profile)
+	return append(out, golden...)
+}
+
+// goldenOps returns a profile's golden ops files (testdata/ops) and the
+// ops each holds.
+func goldenOps(t *testing.T, profile string) (files []string, ops [][]plan.Op) {
+	t.Helper()
+	files, _ = filepath.Glob(filepath.Join("testdata", "ops", profile+"-*.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ops []plan.Op
-		if err := json.Unmarshal(b, &ops); err != nil {
+		var fileOps []plan.Op
+		if err := json.Unmarshal(b, &fileOps); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		out = append(out, ops)
+		ops = append(ops, fileOps)
 	}
-	return out
+	return files, ops
+}
+
+// opPathValue is the parsed path and the decoded JSON value of an op that
+// writes (update or replace).
+func opPathValue(t *testing.T, op plan.Op) (gpath.Path, any) {
+	t.Helper()
+	p, err := gpath.Parse(op.Path)
+	if err != nil {
+		t.Fatalf("%s %s: %v", op.Op, op.Path, err)
+	}
+	v, err := gpath.Decode(op.Value)
+	if err != nil {
+		t.Fatalf("%s %s: %v", op.Op, op.Path, err)
+	}
+	return p, v
 }
 
 // The simulator's verdict on a payload is yanglint's: for a corpus of
@@ -178,14 +201,7 @@ func TestSimulatorVerdictEqualsYanglint(t *testing.T) {
 					if op.Op == "delete" {
 						continue
 					}
-					v, err := gpath.Decode(op.Value)
-					if err != nil {
-						t.Fatal(err)
-					}
-					p, err := gpath.Parse(op.Path)
-					if err != nil {
-						t.Fatal(err)
-					}
+					p, v := opPathValue(t, op)
 					for _, m := range mutations(v, p[len(p)-1].Keys) {
 						b, _ := json.Marshal(m)
 						mut := append([]plan.Op(nil), ops[oi])

@@ -1,15 +1,12 @@
 package gnmi_test
 
 import (
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
 	"github.com/rocefabric/roce/providers/gnmi/gpath"
 	"github.com/rocefabric/roce/providers/gnmi/profiles"
@@ -210,31 +207,16 @@ func TestWrittenLeavesAreWritableInTheModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, _ := filepath.Glob(filepath.Join("testdata", "ops", profile+"-*.json"))
+			files, golden := goldenOps(t, profile)
 			if len(files) == 0 {
 				t.Fatal("no golden ops")
 			}
-			for _, f := range files {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ops []plan.Op
-				if err := json.Unmarshal(b, &ops); err != nil {
-					t.Fatal(err)
-				}
-				for _, op := range ops {
+			for i, f := range files {
+				for _, op := range golden[i] {
 					if op.Op == "delete" {
 						continue
 					}
-					p, err := gpath.Parse(op.Path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					v, err := gpath.Decode(op.Value)
-					if err != nil {
-						t.Fatal(err)
-					}
+					p, v := opPathValue(t, op)
 					leaves, err := gpath.Flatten(p, v, prof.KeysOf)
 					if err != nil {
 						t.Fatalf("%s %s: %v", f, op.Path, err)
