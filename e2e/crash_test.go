@@ -382,23 +382,7 @@ func TestConcurrentAppliesFromTwoCheckouts(t *testing.T) {
 // the file names it and roce-apply lists it before applying the rest.
 func TestDeadListenerAndPartialPlan(t *testing.T) {
 	l := startLab(t)
-	ln, err := listenSilent(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars, err := os.ReadFile(l.VarFile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	n5k := l.Sims["n5k-1"].Addr()
-	dead := strings.Replace(string(vars), n5k, ln, 1)
-	if dead == string(vars) {
-		t.Fatalf("the lab vars do not hold n5k-1's address %s:\n%s", n5k, vars)
-	}
-	varFile := filepath.Join(t.TempDir(), "dead.vars")
-	if err := os.WriteFile(varFile, []byte(dead), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	varFile := deadVarFile(t, l, filepath.Join(t.TempDir(), "dead.vars"), "n5k-1", l.Sims["n5k-1"].Addr())
 	run := func(stdin string, name string, args ...string) result {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
@@ -458,14 +442,7 @@ func TestDeadListenerAndPartialPlan(t *testing.T) {
 	}
 
 	// A gNMI switch that accepts TCP and never answers (TLS stalls).
-	eos := l.Targets["eos-1"].Addr()
-	deadGNMI := strings.Replace(string(vars), eos, ln, 1)
-	if deadGNMI == string(vars) {
-		t.Fatalf("the lab vars do not hold eos-1's address %s", eos)
-	}
-	if err := os.WriteFile(varFile, []byte(deadGNMI), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	deadVarFile(t, l, varFile, "eos-1", l.Targets["eos-1"].Addr())
 	r = run("", "roce-plan", "-target", "switch.eos-1", "-connect-timeout", "2s", l.Dir)
 	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "switch.eos-1: could not be read: connect to") || !strings.Contains(r.stdout+r.stderr, "no answer within 2s") {
 		t.Fatalf("a dead gNMI listener must be reported naming the switch and the stage\n%s", r)
@@ -483,6 +460,28 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.WriteFile(dst, b, 0o600)
+}
+
+// deadVarFile writes to path the lab's variable file with the address addr
+// of switch name replaced by a listenSilent one, and returns path.
+func deadVarFile(t *testing.T, l *lab.Lab, path, name, addr string) string {
+	t.Helper()
+	ln, err := listenSilent(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := os.ReadFile(l.VarFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := strings.Replace(string(vars), addr, ln, 1)
+	if dead == string(vars) {
+		t.Fatalf("the lab vars do not hold %s's address %s:\n%s", name, addr, vars)
+	}
+	if err := os.WriteFile(path, []byte(dead), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // listenSilent accepts TCP connections on loopback and never answers:

@@ -510,18 +510,7 @@ func TestApplySafetyCommandsRun(t *testing.T) {
 			}
 			planWorks("after -forget")
 		case "roce-plan -out plan.roce -allow-partial policies":
-			ln, err := listenSilent(t)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vars, err := os.ReadFile(l.VarFile())
-			if err != nil {
-				t.Fatal(err)
-			}
-			dead := filepath.Join(work, "dead.vars")
-			if err := os.WriteFile(dead, []byte(strings.Replace(string(vars), l.Sims["n5k-1"].Addr(), ln, 1)), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			dead := deadVarFile(t, l, filepath.Join(work, "dead.vars"), "n5k-1", l.Sims["n5k-1"].Addr())
 			r := docShell(t, work, c, strings.NewReplacer("policies", "-connect-timeout 2s -var-file "+dead+" "+l.Dir))
 			if r.code != 0 || !strings.Contains(r.stderr, "PARTIAL") || !strings.Contains(r.stdout, "switch.n5k-1: could not be read") {
 				t.Fatalf("%s:%d: -allow-partial must save the plan without the unreadable switch and say so\n%s", c.doc, c.line, r)
