@@ -228,18 +228,12 @@ func TestLeafDiffLines(t *testing.T) {
 	l := newLab(t, gnmisim.Options{Profile: "sonic"}, dscpClass())
 	tg := l.target(t, gnmi.Options{})
 	ctx := ctxT(t)
-	tp, err := tg.Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tg.Apply(ctx, tp); err != nil {
-		t.Fatal(err)
-	}
+	planApply(ctx, t, tg)
 	// roce adds its priority to pfc_enable and keeps the others (issue 16).
 	if err := l.sim.Seed("/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable", `"4"`); err != nil {
 		t.Fatal(err)
 	}
-	tp, err = tg.Plan(ctx)
+	tp, err := tg.Plan(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,7 @@ func BenchmarkPlan32Ports(b *testing.B) {
 	l := newLab(b, gnmisim.Options{Profile: "arista", Interfaces: gnmisim.DefaultInterfaces("arista", 32)}, dscpClass(), cosClass())
 	tg := l.target(b, gnmi.Options{})
 	ctx := ctxT(b)
-	tp, err := tg.Plan(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := tg.Apply(ctx, tp); err != nil {
-		b.Fatal(err)
-	}
+	planApply(ctx, b, tg)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tp, err := tg.Plan(ctx)

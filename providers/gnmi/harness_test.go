@@ -99,6 +99,24 @@ func (l *lab) target(t testing.TB, o gnmi.Options) plan.Target {
 	return tg
 }
 
+// planApply plans tg and applies that plan; the test stops unless the
+// apply succeeds (StatusApplied). It returns the plan.
+func planApply(ctx context.Context, t testing.TB, tg plan.Target) *plan.TargetPlan {
+	t.Helper()
+	tp, err := tg.Plan(ctx)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	res, err := tg.Apply(ctx, tp)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if res == nil || res.Status != plan.StatusApplied {
+		t.Fatalf("apply: %+v, want status %s", res, plan.StatusApplied)
+	}
+	return tp
+}
+
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)

@@ -33,13 +33,7 @@ func TestQueueShare(t *testing.T) {
 			l := newLab(t, gnmisim.Options{Profile: tc.profile}, c)
 			tg := l.target(t, gnmi.Options{})
 			ctx := ctxT(t)
-			tp, err := tg.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tg.Apply(ctx, tp); err != nil {
-				t.Fatal(err)
-			}
+			planApply(ctx, t, tg)
 			qs := tg.(queueShareReader)
 			pct, where, err := qs.QueueShare(ctx, 3)
 			if err != nil || pct != tc.want || !strings.HasPrefix(where, tc.where) {

@@ -41,13 +41,7 @@ func TestTelemetry(t *testing.T) {
 			}
 			tg := l.target(t, gnmi.Options{})
 			ctx := ctxT(t)
-			tp, err := tg.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tg.Apply(ctx, tp); err != nil {
-				t.Fatal(err)
-			}
+			planApply(ctx, t, tg)
 			dev, err := tg.(telemetry.Source).Telemetry(ctx)
 			if err != nil {
 				t.Fatal(err)

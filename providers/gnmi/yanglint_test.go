@@ -99,16 +99,7 @@ func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string
 // applied plans and applies the lab's classes and returns the plan.
 func applied(t *testing.T, l *lab) *plan.TargetPlan {
 	t.Helper()
-	ctx := ctxT(t)
-	tg := l.target(t, gnmi.Options{})
-	tp, err := tg.Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
-		t.Fatalf("apply: %s %v", res.Status, err)
-	}
-	return tp
+	return planApply(ctxT(t), t, l.target(t, gnmi.Options{}))
 }
 
 // yanglint validates one instance document against the profile's models
