@@ -115,7 +115,7 @@ func TestBatchedReadsMatchSequential(t *testing.T) {
 			reads := len(r.target.readCommands(true))
 			for _, seq := range []bool{true, false} {
 				r.target.sequential = seq
-				c := openConn(t, r)
+				c := openConn(t, t.Context(), r)
 				before := sw.RoundTrips()
 				st, err := r.target.readLive(c)
 				got := sw.RoundTrips() - before

@@ -18,14 +18,7 @@ func BenchmarkApply(b *testing.B) {
 	r := newRig(b, rigOpts{kind: "nexus5000", start: "fcoe-defaults"})
 	ctx := context.Background()
 	exec := func(cmd string) {
-		dl, _, err := r.target.dialer()
-		if err != nil {
-			b.Fatal(err)
-		}
-		c, err := dl.open(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := openConn(b, ctx, r)
 		defer c.close()
 		if _, err := c.command(cmd); err != nil {
 			b.Fatal(err)

@@ -17,14 +17,7 @@ func captureOf(t *testing.T, r *rig) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	dl, _, err := r.target.dialer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := dl.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := openConn(t, ctx, r)
 	defer c.close()
 	dir := t.TempDir()
 	for _, cf := range captureFiles {

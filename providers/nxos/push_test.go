@@ -1,6 +1,7 @@
 package nxos
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,14 +60,15 @@ func TestErrorInLine30Of47LeavesTheSwitchUnchanged(t *testing.T) {
 	}
 }
 
-// openConn opens a session to the rig's switch the way the target does.
-func openConn(t *testing.T, r *rig) *conn {
+// openConn opens a session to the rig's switch the way the target does;
+// the caller closes it.
+func openConn(t testing.TB, ctx context.Context, r *rig) *conn {
 	t.Helper()
 	dl, _, err := r.target.dialer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := dl.open(t.Context())
+	c, err := dl.open(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func openConn(t *testing.T, r *rig) *conn {
 // mustRead reads the rig's switch as an apply starts.
 func mustRead(t *testing.T, r *rig) *state {
 	t.Helper()
-	c := openConn(t, r)
+	c := openConn(t, t.Context(), r)
 	defer c.close()
 	st, err := r.target.readLive(c)
 	if err != nil {

@@ -164,14 +164,7 @@ func applyByHand(t testing.TB, r *rig, lines []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	dl, _, err := r.target.dialer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := dl.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := openConn(t, ctx, r)
 	defer c.close()
 	if _, err := c.configure(lines); err != nil {
 		t.Fatalf("configure by hand: %v", err)

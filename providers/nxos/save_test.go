@@ -136,14 +136,7 @@ func TestRecoverSaysAppliedButNotSaved(t *testing.T) {
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "applied but not saved") || !strings.Contains(res.Warnings[0], "copy running-config startup-config") {
 		t.Fatalf("warnings %q, want the applied-but-not-saved note", res.Warnings)
 	}
-	dl, _, err := r.target.dialer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := dl.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := openConn(t, ctx, r)
 	out, err := c.command(saveCommand)
 	c.close()
 	if err != nil || !strings.Contains(out, "Copy complete") {
