@@ -81,15 +81,7 @@ func (c *compiled) checkType(leaf *yang.Entry, t *yang.YangType, v any, form val
 	}
 	switch k := t.Kind; {
 	case k == yang.Yunion:
-		var msgs []string
-		for _, m := range t.Type {
-			err := c.checkType(leaf, m, v, form)
-			if err == nil {
-				return nil
-			}
-			msgs = append(msgs, err.Error())
-		}
-		return fmt.Errorf("matches no member of the union %s (%s)", t.Name, strings.Join(msgs, "; "))
+		return matchUnion(t, func(m *yang.YangType) error { return c.checkType(leaf, m, v, form) })
 	case k == yang.Yleafref:
 		target := c.leafrefTarget(leaf)
 		if target == nil {
@@ -142,15 +134,7 @@ func (c *compiled) checkType(leaf *yang.Entry, t *yang.YangType, v any, form val
 func (c *compiled) checkLexical(leaf *yang.Entry, t *yang.YangType, s string) error {
 	switch k := t.Kind; {
 	case k == yang.Yunion:
-		var msgs []string
-		for _, m := range t.Type {
-			err := c.checkLexical(leaf, m, s)
-			if err == nil {
-				return nil
-			}
-			msgs = append(msgs, err.Error())
-		}
-		return fmt.Errorf("matches no member of the union %s (%s)", t.Name, strings.Join(msgs, "; "))
+		return matchUnion(t, func(m *yang.YangType) error { return c.checkLexical(leaf, m, s) })
 	case k == yang.Yleafref:
 		if target := c.leafrefTarget(leaf); target != nil {
 			return c.checkLexical(target, target.Type, s)
@@ -197,6 +181,21 @@ func (c *compiled) checkLexical(leaf *yang.Entry, t *yang.YangType, s string) er
 		}
 	}
 	return nil
+}
+
+// matchUnion is nil when check accepts a member of the union t (RFC 7950
+// §9.12: the first member that takes the value), else an error with each
+// member's refusal.
+func matchUnion(t *yang.YangType, check func(member *yang.YangType) error) error {
+	var msgs []string
+	for _, m := range t.Type {
+		err := check(m)
+		if err == nil {
+			return nil
+		}
+		msgs = append(msgs, err.Error())
+	}
+	return fmt.Errorf("matches no member of the union %s (%s)", t.Name, strings.Join(msgs, "; "))
 }
 
 func checkInt(t *yang.YangType, s string) error {
