@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,8 +65,7 @@ func TestEveryBinaryHasVersionAndHelp(t *testing.T) {
 // docs/exit-codes.md is the one table of exit codes: it lists exactly the
 // codes each binary's -h names, and the code's own constants.
 func TestExitCodeTableMatchesBinaries(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(file)), "docs", "exit-codes.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "exit-codes.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +137,7 @@ func equalInts(a, b []int) bool {
 // their comment names: roce-lab's own, then roce-plan, roce-apply and
 // roce-verify on a fresh lab.
 func TestHelpExamplesRun(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	examples := func(args ...string) []docCommand {
 		_, out, errb := runBin(t, args[0], append(args[1:], "-h")...)
 		help := out + errb
@@ -179,8 +176,7 @@ func TestHelpExamplesRun(t *testing.T) {
 // one (docs/verify-report.schema.json).
 func TestVerifyFormatFlagsMatchPlan(t *testing.T) {
 	l := startLab(t)
-	_, file, _, _ := runtime.Caller(0)
-	schema, err := jsonschema.Load(filepath.Join(filepath.Dir(filepath.Dir(file)), "docs", "verify-report.schema.json"))
+	schema, err := jsonschema.Load(filepath.Join(repoRoot(), "docs", "verify-report.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,8 +197,7 @@ func TestVerifyFormatFlagsMatchPlan(t *testing.T) {
 // stamping off (GOFLAGS=-buildvcs=false, as on CI machines): the Makefile
 // passes `git rev-parse --short HEAD` with -ldflags.
 func TestMakeBuildVersionNamesCommit(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,8 +13,7 @@ import (
 // see and the plan file roce-apply pushes come from one roce-plan run, and
 // every job that applies applies a saved plan file.
 func TestCIExamplesReadTheFabricOncePerJob(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	files, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "ci", "*.yml"))
+	files, _ := filepath.Glob(filepath.Join(repoRoot(), "examples", "ci", "*.yml"))
 	if len(files) < 3 {
 		t.Fatalf("found only %v", files)
 	}
@@ -52,11 +50,11 @@ func TestCIExamplesReadTheFabricOncePerJob(t *testing.T) {
 				}
 				reads[job]++
 				if reads[job] > 1 {
-					t.Errorf("%s:%d: job %q reads the fabric a second time (%s); print and save one plan: roce-plan -markdown -out plan.roce", rel(filepath.Dir(filepath.Dir(file)), f), i+1, job, strings.TrimSpace(m))
+					t.Errorf("%s:%d: job %q reads the fabric a second time (%s); print and save one plan: roce-plan -markdown -out plan.roce", rel(repoRoot(), f), i+1, job, strings.TrimSpace(m))
 				}
 			}
 			if strings.Contains(code, "roce-apply") && !strings.Contains(code, "-recover") && !strings.Contains(code, ".roce") && !strings.Contains(code, "roce-apply also") {
-				t.Errorf("%s:%d: roce-apply without a saved plan file re-plans what nobody reviewed: %s", rel(filepath.Dir(filepath.Dir(file)), f), i+1, strings.TrimSpace(line))
+				t.Errorf("%s:%d: roce-apply without a saved plan file re-plans what nobody reviewed: %s", rel(repoRoot(), f), i+1, strings.TrimSpace(line))
 			}
 		}
 		jobs += len(reads)
@@ -72,8 +70,7 @@ func TestCIExamplesReadTheFabricOncePerJob(t *testing.T) {
 // from another checkout somewhere else, with no -dir
 // (docs/plan-json.md#saved-plan-file).
 func TestCIExamplesApplyThePlanFromAnotherCheckout(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	// command is the first line of f running name with a plan.roce
 	// argument, as arguments (up to a redirection or ||).
 	command := func(t *testing.T, f, name string) []string {

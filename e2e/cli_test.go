@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,9 +115,8 @@ func TestLockFileFlag(t *testing.T) {
 // roce-lab's own lifecycle as a user drives it: up -d, status, a second up
 // refused, down, status.
 func TestLabLifecycle(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(t.TempDir(), "lab")
-	if err := copyTree(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "lab"), dir); err != nil {
+	if err := copyTree(filepath.Join(repoRoot(), "examples", "lab"), dir); err != nil {
 		t.Fatal(err)
 	}
 	run := func(args ...string) result {
@@ -249,8 +247,7 @@ func TestRenderConflictLabelledInEveryFormat(t *testing.T) {
 // policy with errors (each at its file and line), an unreadable var file.
 // The exit code is the one without -json.
 func TestJSONOnEarlyFailureEveryBinary(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	schema, err := jsonschema.Load(filepath.Join(repo, "docs", "plan.schema.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,8 +63,7 @@ func onTerminal(t *testing.T, env []string, name string, args ...string) string 
 // Colour appears on a terminal, and never with NO_COLOR, TERM=dumb or
 // -no-color (the diagnostics of a policy with warnings are coloured).
 func TestColorRespectsNoColorAndDumbTerminals(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	lab := filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "lab")
+	lab := filepath.Join(repoRoot(), "examples", "lab")
 	for _, tc := range []struct {
 		name      string
 		env       []string

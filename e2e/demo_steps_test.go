@@ -3,7 +3,6 @@ package e2e
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -11,8 +10,7 @@ import (
 // Every step of the demo that runs a roce command shows its command line
 // ("$ roce-…"), so a reader can type what they just watched.
 func TestDemoStepsShowTheirCommands(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(file)), "scripts", "demo.sh"))
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "scripts", "demo.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}

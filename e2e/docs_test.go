@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,8 +27,7 @@ import (
 // script must use flags the binary really has, so documentation cannot
 // drift from the code.
 func TestDocumentedCommandLinesUseRealFlags(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	var files []string
 	for _, g := range []string{"README.md", "docs/*.md", "examples/*/README.md", "examples/ci/*.yml", "examples/fleet-runners/*", "scripts/demo.sh"} {
 		m, _ := filepath.Glob(filepath.Join(repo, g))
@@ -120,8 +118,7 @@ func rel(repo, f string) string {
 
 // The policy shown in the README is a real, valid policy.
 func TestReadmePolicyValidates(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(file)), "README.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +145,7 @@ func TestReadmePolicyValidates(t *testing.T) {
 // Every shipped policy is in canonical form, as `roce-plan fmt -check`
 // would demand of a user's own pipeline.
 func TestExamplesAreCanonical(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	dirs, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "*"))
+	dirs, _ := filepath.Glob(filepath.Join(repoRoot(), "examples", "*"))
 	n := 0
 	for _, d := range dirs {
 		if m, _ := filepath.Glob(filepath.Join(d, "*.hcl")); len(m) == 0 {
@@ -173,8 +169,7 @@ func TestExamplesAreCanonical(t *testing.T) {
 // other example validates without one. `roce-plan validate` holds it to
 // that.
 func TestExamplesReadmeNamesEveryWarning(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	b, err := os.ReadFile(filepath.Join(repo, "examples", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -310,8 +305,7 @@ var docsEveryBlock = map[string]bool{"docs/performance.md": true}
 // notRunHere with the reason it is not. A new command in a document fails
 // here until it is one or the other.
 func TestEveryDocumentedCommandIsRunOrExcused(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	run := map[string]bool{}
 	for doc := range docsRunInFull {
 		for _, c := range shCommands(t, repo, doc) {
@@ -407,8 +401,7 @@ func docShell(t *testing.T, dir string, c docCommand, repl *strings.Replacer) re
 // docCommandsOf is the ```sh commands of doc a test runs itself.
 func docCommandsOf(t *testing.T, doc string) (repo string, cmds []docCommand) {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	repo = filepath.Dir(filepath.Dir(file))
+	repo = repoRoot()
 	for _, c := range shCommands(t, repo, doc) {
 		if notRunHere(c.doc, commandOnly(c.text)) == "" {
 			cmds = append(cmds, c)
@@ -674,8 +667,7 @@ func TestFleetRunnersCommandsRun(t *testing.T) {
 // size (at most 3 switches and 2 hosts, 1 ms latency in place of the
 // document's), as the real sizes take minutes.
 func TestPerformanceCommandsParse(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	scale := filepath.Join(t.TempDir(), "roce-scale")
 	build := exec.Command("go", "build", "-o", scale, "./internal/scale/cmd/roce-scale")
 	build.Dir = repo

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -212,9 +211,8 @@ func TestExitCodes(t *testing.T) {
 // A lab without namespaces (what a user without root gets) runs simulated
 // hosts, emulated end to end: they plan, apply and converge like the rest.
 func TestSimulatedHostsConverge(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(t.TempDir(), "lab")
-	if err := copyTree(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "lab"), dir); err != nil {
+	if err := copyTree(filepath.Join(repoRoot(), "examples", "lab"), dir); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +14,7 @@ import (
 // somewhere: the file exists and, with #anchor, so does the heading (as
 // GitHub derives anchors from headings) or an explicit <a id>.
 func TestDocLinksResolve(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	var files []string
 	for _, g := range []string{"README.md", "docs/*.md", "examples/*/README.md", "examples/README.md", "nexus/README.md"} {
 		m, _ := filepath.Glob(filepath.Join(repo, g))

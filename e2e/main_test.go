@@ -29,8 +29,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/...")
 	build.Dir = repo
 	if out, err := build.CombinedOutput(); err != nil {
@@ -48,8 +47,7 @@ func TestMain(m *testing.M) {
 // in-process, so the test can reach into the simulators to inject faults.
 func startLab(t *testing.T) *lab.Lab {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "lab")
+	src := filepath.Join(repoRoot(), "examples", "lab")
 	dir := filepath.Join(t.TempDir(), "lab")
 	if err := copyTree(src, dir); err != nil {
 		t.Fatal(err)
@@ -134,4 +132,10 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, b, 0o644)
 	})
+}
+
+// repoRoot is the checkout's top directory (the parent of e2e/).
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,8 +22,7 @@ var docRefRe = regexp.MustCompile(`docs/([a-z0-9_-]+\.md)(#[A-Za-z0-9_-]*)?`)
 // anchor that exists in that document (issue #18), so the reader lands on
 // the paragraph, not at the top of a long page.
 func TestMessageDocRefsHaveAnchors(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	refs := 0
 	pending := map[string]bool{}
 	err := filepath.WalkDir(repo, func(path string, d fs.DirEntry, err error) error {
@@ -75,8 +73,7 @@ var pendingDocRefs = map[string]string{}
 
 // The check itself fails on the three kinds of bad reference.
 func TestMessageDocRefProblemsDetected(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	src := filepath.Join(t.TempDir(), "msg.go")
 	code := "package x\n\nvar (\n" +
 		"\tok      = \"see docs/nxos.md#qos\"\n" +

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -30,8 +29,7 @@ import (
 // contains marker.
 func fencedBlocks(t *testing.T, doc, lang, marker string) []string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(file)), doc))
+	b, err := os.ReadFile(filepath.Join(repoRoot(), doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,8 +311,7 @@ func leaf1Sim(t *testing.T) *nxsim.Server {
 // fabric/known_hosts, and site.vars (leaf1's address) at the root.
 func firstSwitchCheckout(t *testing.T, root string, srv *nxsim.Server) {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	if err := copyTree(filepath.Join(repo, "examples", "first-switch"), filepath.Join(root, "fabric")); err != nil {
 		t.Fatal(err)
 	}
@@ -410,9 +407,8 @@ func TestNewcomerPlanAppliedFromAnotherCheckout(t *testing.T) {
 // docs/lab.md: roce-lab down removes lab.vars and the host trees and
 // keeps the log, the last password, known_hosts and PKI in .lab/.
 func TestNewcomerLabDownKeepsItsLog(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(t.TempDir(), "lab")
-	if err := copyTree(filepath.Join(filepath.Dir(filepath.Dir(file)), "examples", "lab"), dir); err != nil {
+	if err := copyTree(filepath.Join(repoRoot(), "examples", "lab"), dir); err != nil {
 		t.Fatal(err)
 	}
 	if r := roceLab(t, "up", "-d", dir); r.code != 0 {

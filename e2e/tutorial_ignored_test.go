@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,8 +13,7 @@ import (
 // -record-baseline, ssh-keygen -f and its .pub, the copied site) is ignored
 // by git, so a newcomer who followed it has a clean `git status`.
 func TestTutorialOutputsAreIgnored(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}

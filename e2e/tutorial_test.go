@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,8 +214,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // lab, with the exit code the document says (docs/tutorial.md: "A command
 // whose comment says exit N is expected to exit N").
 func TestDocumentedCommandsRun(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
+	repo := repoRoot()
 	for _, tc := range []struct {
 		doc  string   // the documents, run one after the other: "a.md+b.md"
 		want []string // what the run must show, beyond exit codes
