@@ -15,19 +15,27 @@ import (
 // what roce writes: any other content in a request is refused before the
 // host is opened, and the host is left as it was.
 func TestPersistedDCBContentRefused(t *testing.T) {
-	lines := func(p string, l ...string) *nics.HostState {
-		return &nics.HostState{Files: []nics.FileState{{Path: p, Format: nics.FormatLines, Exists: true, Lines: l}}}
-	}
 	batch := nics.DCBPersistPath("eth0")
-	for name, desired := range map[string]*nics.HostState{
-		"udev rule running a shell":    lines(nics.FileDCBUdevRule, `ACTION=="add", SUBSYSTEM=="net", RUN+="/bin/sh -c 'touch /tmp/pwned'"`),
-		"udev rule with a second RUN":  lines(nics.FileDCBUdevRule, `ACTION=="add", SUBSYSTEM=="net", TEST=="/etc/roce/dcb/$name.dcb", RUN+="/usr/sbin/dcb -b /etc/roce/dcb/$name.dcb", RUN+="/bin/sh"`),
-		"batch for another netdev":     lines(batch, "pfc set dev eth1 prio-pfc all:off 4:on"),
-		"batch flushing the APP table": lines(batch, "app flush dev eth0"),
-		"batch with a newline":         lines(batch, "pfc set dev eth0 prio-pfc all:off 4:on\nbuffer set dev eth0 buffer-size all:0"),
-		"batch outside /etc/roce/dcb":  lines("/etc/roce/eth0.dcb", "pfc set dev eth0 prio-pfc all:off 4:on"),
-		"batch named with a slash":     lines("/etc/roce/dcb/../../cron.d/x.dcb", "pfc set dev eth0 prio-pfc all:off 4:on"),
-	} {
+	allRefusedUntouched(t, map[string]*nics.HostState{
+		"udev rule running a shell":    linesFile(nics.FileDCBUdevRule, `ACTION=="add", SUBSYSTEM=="net", RUN+="/bin/sh -c 'touch /tmp/pwned'"`),
+		"udev rule with a second RUN":  linesFile(nics.FileDCBUdevRule, `ACTION=="add", SUBSYSTEM=="net", TEST=="/etc/roce/dcb/$name.dcb", RUN+="/usr/sbin/dcb -b /etc/roce/dcb/$name.dcb", RUN+="/bin/sh"`),
+		"batch for another netdev":     linesFile(batch, "pfc set dev eth1 prio-pfc all:off 4:on"),
+		"batch flushing the APP table": linesFile(batch, "app flush dev eth0"),
+		"batch with a newline":         linesFile(batch, "pfc set dev eth0 prio-pfc all:off 4:on\nbuffer set dev eth0 buffer-size all:0"),
+		"batch outside /etc/roce/dcb":  linesFile("/etc/roce/eth0.dcb", "pfc set dev eth0 prio-pfc all:off 4:on"),
+		"batch named with a slash":     linesFile("/etc/roce/dcb/../../cron.d/x.dcb", "pfc set dev eth0 prio-pfc all:off 4:on"),
+	})
+}
+
+// linesFile is a desired host state of one lines file at p holding l.
+func linesFile(p string, l ...string) *nics.HostState {
+	return &nics.HostState{Files: []nics.FileState{{Path: p, Format: nics.FormatLines, Exists: true, Lines: l}}}
+}
+
+// allRefusedUntouched runs refusedUntouched on each named desired state.
+func allRefusedUntouched(t *testing.T, cases map[string]*nics.HostState) {
+	t.Helper()
+	for name, desired := range cases {
 		t.Run(name, func(t *testing.T) { refusedUntouched(t, desired) })
 	}
 }
