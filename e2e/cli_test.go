@@ -115,10 +115,7 @@ func TestLockFileFlag(t *testing.T) {
 // roce-lab's own lifecycle as a user drives it: up -d, status, a second up
 // refused, down, status.
 func TestLabLifecycle(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "lab")
-	if err := copyTree(filepath.Join(repoRoot(), "examples", "lab"), dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := labCopy(t)
 	run := func(args ...string) result {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

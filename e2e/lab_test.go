@@ -211,10 +211,7 @@ func TestExitCodes(t *testing.T) {
 // A lab without namespaces (what a user without root gets) runs simulated
 // hosts, emulated end to end: they plan, apply and converge like the rest.
 func TestSimulatedHostsConverge(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "lab")
-	if err := copyTree(filepath.Join(repoRoot(), "examples", "lab"), dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := labCopy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	l, err := lab.Up(ctx, dir, lab.Options{Hosts: false})

@@ -47,11 +47,7 @@ func TestMain(m *testing.M) {
 // in-process, so the test can reach into the simulators to inject faults.
 func startLab(t *testing.T) *lab.Lab {
 	t.Helper()
-	src := filepath.Join(repoRoot(), "examples", "lab")
-	dir := filepath.Join(t.TempDir(), "lab")
-	if err := copyTree(src, dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := labCopy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := lab.Up(ctx, dir, lab.Options{Hosts: lab.IsRoot()})
 	if err != nil {
@@ -132,6 +128,16 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, b, 0o644)
 	})
+}
+
+// labCopy copies examples/lab to a temporary directory and returns it.
+func labCopy(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "lab")
+	if err := copyTree(filepath.Join(repoRoot(), "examples", "lab"), dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // repoRoot is the checkout's top directory (the parent of e2e/).

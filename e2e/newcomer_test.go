@@ -407,10 +407,7 @@ func TestNewcomerPlanAppliedFromAnotherCheckout(t *testing.T) {
 // docs/lab.md: roce-lab down removes lab.vars and the host trees and
 // keeps the log, the last password, known_hosts and PKI in .lab/.
 func TestNewcomerLabDownKeepsItsLog(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "lab")
-	if err := copyTree(filepath.Join(repoRoot(), "examples", "lab"), dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := labCopy(t)
 	if r := roceLab(t, "up", "-d", dir); r.code != 0 {
 		t.Fatalf("roce-lab up -d\n%s", r)
 	}
