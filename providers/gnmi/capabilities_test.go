@@ -260,23 +260,8 @@ func TestJSONOnlyTargetPerProfile(t *testing.T) {
 	for _, profile := range []string{"arista", "sonic", "srlinux"} {
 		t.Run(profile, func(t *testing.T) {
 			sim, tg := advertisingLab(t, profile, profile, realModels[profile], []gpb.Encoding{gpb.Encoding_JSON}, nil)
-			ctx := ctxT(t)
-			tp, err := tg.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tp.Facts["encoding"] != "JSON" {
-				t.Fatalf("encoding %q, want JSON", tp.Facts["encoding"])
-			}
-			if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
-				t.Fatalf("apply: %s %v", res.Status, err)
-			}
 			sent := 0
-			for _, u := range append(sim.SetRequests()[0].GetReplace(), sim.SetRequests()[0].GetUpdate()...) {
-				v := u.GetVal().GetJsonVal()
-				if v == nil {
-					t.Fatalf("%v sent as %T, want json_val", u.GetPath(), u.GetVal().GetValue())
-				}
+			for _, v := range applyPlainJSON(ctxT(t), t, tg, sim) {
 				sent++
 				if m := qualified.Find(v); m != nil {
 					t.Errorf("module-qualified name %s in plain JSON: %s", m, v)

@@ -175,22 +175,8 @@ func TestJSONFallbackSendsNoModuleNames(t *testing.T) {
 	l := newLab(t, gnmisim.Options{Profile: "arista", Encodings: []gpb.Encoding{gpb.Encoding_JSON}}, dscpClass())
 	tg := l.target(t, gnmi.Options{})
 	ctx := ctxT(t)
-	tp, err := tg.Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tp.Facts["encoding"] != "JSON" {
-		t.Fatalf("encoding fact = %q, want JSON", tp.Facts["encoding"])
-	}
-	if res, err := tg.Apply(ctx, tp); err != nil || res.Status != plan.StatusApplied {
-		t.Fatalf("apply: %s %v %+v", res.Status, err, res.Transcript)
-	}
 	sawAugment := false
-	for _, u := range append(l.sim.SetRequests()[0].GetReplace(), l.sim.SetRequests()[0].GetUpdate()...) {
-		v := u.GetVal().GetJsonVal()
-		if v == nil {
-			t.Fatalf("%v sent as %T, want json_val", u.GetPath(), u.GetVal().GetValue())
-		}
+	for _, v := range applyPlainJSON(ctx, t, tg, l.sim) {
 		if strings.Contains(string(v), "arista-qos-augments:") {
 			t.Errorf("module-qualified name in plain JSON: %s", v)
 		}

@@ -117,6 +117,37 @@ func planApply(ctx context.Context, t testing.TB, tg plan.Target) *plan.TargetPl
 	return tp
 }
 
+// applyPlainJSON plans tg, which must have chosen plain JSON (the
+// "encoding" fact), applies the plan (the test stops unless it applies)
+// and returns the values of sim's first SetRequest, each of which must be
+// a json_val.
+func applyPlainJSON(ctx context.Context, t *testing.T, tg plan.Target, sim *gnmisim.Target) [][]byte {
+	t.Helper()
+	tp, err := tg.Plan(ctx)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	if tp.Facts["encoding"] != "JSON" {
+		t.Fatalf("encoding fact = %q, want JSON", tp.Facts["encoding"])
+	}
+	if res, err := tg.Apply(ctx, tp); err != nil || res == nil || res.Status != plan.StatusApplied {
+		t.Fatalf("apply: %+v %v", res, err)
+	}
+	reqs := sim.SetRequests()
+	if len(reqs) == 0 {
+		t.Fatal("the apply sent no SetRequest")
+	}
+	var vals [][]byte
+	for _, u := range append(reqs[0].GetReplace(), reqs[0].GetUpdate()...) {
+		v := u.GetVal().GetJsonVal()
+		if v == nil {
+			t.Fatalf("%v sent as %T, want json_val", u.GetPath(), u.GetVal().GetValue())
+		}
+		vals = append(vals, v)
+	}
+	return vals
+}
+
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
