@@ -1,8 +1,6 @@
 package policies
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -32,11 +30,7 @@ func TestSwitchSaveConfig(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(tc.src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, _, diags := Load(dir, LoadOptions{Getenv: noEnv})
+			f, _, diags, _ := loadString(t, tc.src)
 			if tc.err != "" {
 				d := findDiag(diags, tc.err)
 				if f != nil || d == nil || d.Severity != hcl.DiagError {
