@@ -32,17 +32,7 @@ func TestParseShowPolicyMapInterfaceCapture(t *testing.T) {
 	}}
 	for ending, text := range lineEndings(readPolicyMapSample(t, "n9k-ude-eth1-6-output-qos.txt")) {
 		t.Run(ending, func(t *testing.T) {
-			got, err := ParseShowPolicyMapInterface(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("got  %+v\nwant %+v", got, want)
-			}
-			again, err := ParseShowPolicyMapInterface(FormatShowPolicyMapInterface(got))
-			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("format round trip: %+v %v", again, err)
-			}
+			checkParse(t, text, want, ParseShowPolicyMapInterface, FormatShowPolicyMapInterface)
 		})
 	}
 }
@@ -103,10 +93,7 @@ func TestParseShowPolicyMapInterfaceLines(t *testing.T) {
 	if nq.Type != "network-qos" || nq.Direction != "" || nq.Classes[0].Name != "nq4" || nq.Classes[0].Lines[0] != "pause no-drop" {
 		t.Errorf("network-qos: %+v", nq)
 	}
-	again, err := ParseShowPolicyMapInterface(FormatShowPolicyMapInterface(got))
-	if err != nil || !reflect.DeepEqual(again, got) {
-		t.Fatalf("format round trip:\n%+v\n%v\nwant %+v", again, err, got)
-	}
+	checkFormatRoundTrip(t, got, ParseShowPolicyMapInterface, FormatShowPolicyMapInterface)
 }
 
 func TestParseShowPolicyMapInterfaceErrors(t *testing.T) {

@@ -17,6 +17,29 @@ func readShow(t testing.TB, name string) string {
 	return string(b)
 }
 
+// checkParse parses text, wants want, and wants format's printing of the
+// result to parse back to the same value.
+func checkParse[T any](t testing.TB, text string, want T, parse func(string) (T, error), format func(T) string) {
+	t.Helper()
+	got, err := parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+	checkFormatRoundTrip(t, got, parse, format)
+}
+
+// checkFormatRoundTrip wants format's printing of got to parse back to got.
+func checkFormatRoundTrip[T any](t testing.TB, got T, parse func(string) (T, error), format func(T) string) {
+	t.Helper()
+	again, err := parse(format(got))
+	if err != nil || !reflect.DeepEqual(again, got) {
+		t.Fatalf("format round trip:\n got %+v\nwant %+v (%v)", again, got, err)
+	}
+}
+
 // lineEndings returns the text with LF, CRLF and CR endings.
 func lineEndings(s string) map[string]string {
 	return map[string]string{
@@ -86,17 +109,7 @@ func TestParseShowModule(t *testing.T) {
 	for _, tt := range tests {
 		for ending, text := range lineEndings(readShow(t, tt.file)) {
 			t.Run(tt.file+"/"+ending, func(t *testing.T) {
-				got, err := ParseShowModule(text)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, tt.want) {
-					t.Fatalf("got %+v\nwant %+v", got, tt.want)
-				}
-				again, err := ParseShowModule(FormatShowModule(got))
-				if err != nil || !reflect.DeepEqual(again, got) {
-					t.Fatalf("format round trip: %+v %v", again, err)
-				}
+				checkParse(t, text, tt.want, ParseShowModule, FormatShowModule)
 			})
 		}
 	}
@@ -117,17 +130,7 @@ func TestParseShowPFC(t *testing.T) {
 	}
 	for ending, text := range lineEndings(readShow(t, "pfc-n5k.txt")) {
 		t.Run(ending, func(t *testing.T) {
-			got, err := ParseShowPFC(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("got %+v\nwant %+v", got, want)
-			}
-			again, err := ParseShowPFC(FormatShowPFC(got))
-			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("format round trip: %+v %v", again, err)
-			}
+			checkParse(t, text, want, ParseShowPFC, FormatShowPFC)
 		})
 	}
 	hdr := "Port               Mode Oper(VL bmap)  RxPPP      TxPPP\n"
@@ -154,17 +157,7 @@ func TestParseShowQueuing(t *testing.T) {
 	}
 	for ending, text := range lineEndings(readShow(t, "queuing-n5k.txt")) {
 		t.Run(ending, func(t *testing.T) {
-			got, err := ParseShowQueuing(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("got %+v\nwant %+v", got, want)
-			}
-			again, err := ParseShowQueuing(FormatShowQueuing(got))
-			if err != nil || !reflect.DeepEqual(again, got) {
-				t.Fatalf("format round trip: %+v\n%v", again, err)
-			}
+			checkParse(t, text, want, ParseShowQueuing, FormatShowQueuing)
 		})
 	}
 	for _, bad := range []string{"", "nothing here\n", "Bogus queuing information:\n", "Ethernet1/1 queuing information:\n  RX Queuing\n    qos-group 99\n"} {
