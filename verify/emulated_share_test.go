@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rocefabric/roce/internal/jsonschema"
 )
 
 // shareSwitch is a fake switch that also reports its queue share.
@@ -99,11 +97,7 @@ func TestEmulatedQueueShare(t *testing.T) {
 	if err := Render(&js, rep, "json"); err != nil {
 		t.Fatal(err)
 	}
-	schema, err := jsonschema.Load("../docs/verify-report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if errs := schema.Validate(js.Bytes(), "#"); len(errs) > 0 {
+	if errs := reportSchema(t).Validate(js.Bytes(), "#"); len(errs) > 0 {
 		t.Errorf("report with queue shares does not match the schema:\n%s", strings.Join(errs, "\n"))
 	}
 	for _, f := range []string{`"share_percent": 10`, `"guaranteed_gbps"`, `"share_binds": true`, `"kind": "queue-share"`} {

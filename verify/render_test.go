@@ -139,6 +139,16 @@ func TestJUnitValid(t *testing.T) {
 	}
 }
 
+// reportSchema is the JSON report's schema, docs/verify-report.schema.json.
+func reportSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	schema, err := jsonschema.Load("../docs/verify-report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema
+}
+
 // The JSON report validates against the schema documented in docs/verify.md.
 func TestJSONMatchesSchema(t *testing.T) {
 	rep := goldenReport(t)
@@ -146,10 +156,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	if err := RenderJSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
-	schema, err := jsonschema.Load("../docs/verify-report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := reportSchema(t)
 	if errs := schema.Validate(buf.Bytes(), "#"); len(errs) > 0 {
 		t.Fatalf("JSON report does not match the schema:\n%s", strings.Join(errs, "\n"))
 	}
