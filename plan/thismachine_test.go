@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -124,19 +123,10 @@ func TestInCI(t *testing.T) {
 // text diff, the Markdown comment and the JSON.
 func TestThisMachineRendered(t *testing.T) {
 	p := thisMachinePlan()
-	var txt, md, js bytes.Buffer
-	if err := RenderText(&txt, p, TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := RenderMarkdown(&md, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := RenderJSON(&js, p); err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, "thismachine.txt", txt.Bytes())
-	checkGolden(t, "thismachine.md", md.Bytes())
-	for name, out := range map[string]string{"text": txt.String(), "markdown": md.String()} {
+	txt, md, js := renderAll(t, p)
+	checkGolden(t, "thismachine.txt", []byte(txt))
+	checkGolden(t, "thismachine.md", []byte(md))
+	for name, out := range map[string]string{"text": txt, "markdown": md} {
 		for _, want := range []string{"THIS MACHINE", "host.self", "eth0, eth0.100", "-allow-this-machine", "CAN CUT THIS MACHINE OFF", "-allow-cut-off"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s plan lacks %q:\n%s", name, want, out)
@@ -153,7 +143,7 @@ func TestThisMachineRendered(t *testing.T) {
 			ThisMachine *ThisMachine `json:"this_machine"`
 		} `json:"targets"`
 	}
-	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]*ThisMachine{}
@@ -162,15 +152,12 @@ func TestThisMachineRendered(t *testing.T) {
 	}
 	if got["switch.leaf1"] != nil || got["host.self"] == nil || len(got["host.self"].CutOff) != 1 ||
 		strings.Join(got["host.self"].Interfaces, ",") != "eth0,eth0.100" || got["host.idle"] == nil {
-		t.Errorf("JSON this_machine per target: %s", js.String())
+		t.Errorf("JSON this_machine per target: %s", js)
 	}
 	// A plan without such a target renders exactly as before: no banner.
-	txt.Reset()
-	md.Reset()
 	p.Targets = p.Targets[:1]
-	_ = RenderText(&txt, p, TextOptions{})
-	_ = RenderMarkdown(&md, p)
-	if strings.Contains(txt.String()+md.String(), "THIS MACHINE") {
-		t.Errorf("banner without a this-machine target:\n%s\n%s", txt.String(), md.String())
+	txt, md, _ = renderAll(t, p)
+	if strings.Contains(txt+md, "THIS MACHINE") {
+		t.Errorf("banner without a this-machine target:\n%s\n%s", txt, md)
 	}
 }
