@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -41,20 +40,13 @@ func fixtureGroupedPlan() *Plan {
 // them); a target's own warning stays in its section (in Markdown, in the
 // warnings list, without a table row when the target is up to date).
 func TestRenderGroupsSharedWarnings(t *testing.T) {
-	p := fixtureGroupedPlan()
-	var txt, md bytes.Buffer
-	if err := RenderText(&txt, p, TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := RenderMarkdown(&md, p); err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, "grouped.txt", txt.Bytes())
-	checkGolden(t, "grouped.md", md.Bytes())
+	txt, md, _ := renderAll(t, fixtureGroupedPlan())
+	checkGolden(t, "grouped.txt", []byte(txt))
+	checkGolden(t, "grouped.md", []byte(md))
 	for _, tc := range []struct {
 		name, out string
 		escape    func(string) string
-	}{{"text", txt.String(), func(s string) string { return s }}, {"markdown", md.String(), mdEscape}} {
+	}{{"text", txt, func(s string) string { return s }}, {"markdown", md, mdEscape}} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, w := range []string{labWarning, nxWarning, n5kWarning, "ports Ethernet1/3 are down"} {
 				if n := strings.Count(tc.out, tc.escape(w)); n != 1 {
@@ -68,19 +60,19 @@ func TestRenderGroupsSharedWarnings(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(txt.String(), "switch.n5k-1 (nexus5000, 127.0.0.1:2203) is up to date\n  warning: "+n5kWarning+"\n") {
-		t.Errorf("the up-to-date switch's own warning is not in its section:\n%s", txt.String())
+	if !strings.Contains(txt, "switch.n5k-1 (nexus5000, 127.0.0.1:2203) is up to date\n  warning: "+n5kWarning+"\n") {
+		t.Errorf("the up-to-date switch's own warning is not in its section:\n%s", txt)
 	}
-	if strings.Contains(md.String(), "| `switch.n5k-1`") {
-		t.Errorf("an up-to-date target has a table row for its warning alone:\n%s", md.String())
+	if strings.Contains(md, "| `switch.n5k-1`") {
+		t.Errorf("an up-to-date target has a table row for its warning alone:\n%s", md)
 	}
 	for _, h := range []string{"host.a (", "host.b (", "host.c (", "host.d ("} {
-		if strings.Contains(txt.String(), h) {
-			t.Errorf("%s listed only for a shared warning:\n%s", h, txt.String())
+		if strings.Contains(txt, h) {
+			t.Errorf("%s listed only for a shared warning:\n%s", h, txt)
 		}
 	}
-	if !strings.Contains(txt.String(), "switch.n7k-1 (nexus7000, 127.0.0.1:2201) will be changed") {
-		t.Errorf("the changed switch is not listed:\n%s", txt.String())
+	if !strings.Contains(txt, "switch.n7k-1 (nexus7000, 127.0.0.1:2201) will be changed") {
+		t.Errorf("the changed switch is not listed:\n%s", txt)
 	}
 }
 
