@@ -116,10 +116,7 @@ func TestShowSSHKey(t *testing.T) {
 // a file that is not a public key is refused naming the file.
 func TestAuthorizedKeyFlag(t *testing.T) {
 	dir := t.TempDir()
-	client, err := ssh.NewSignerFromKey(mustEd25519(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := mustSigner(t)
 	pub := filepath.Join(dir, "id.pub")
 	if err := os.WriteFile(pub, ssh.MarshalAuthorizedKey(client.PublicKey()), 0o644); err != nil {
 		t.Fatal(err)
@@ -152,10 +149,7 @@ func TestAuthorizedKeyFlag(t *testing.T) {
 		t.Fatalf("login with the authorized key: %v", err)
 	}
 	cl.Close()
-	other, err := ssh.NewSignerFromKey(mustEd25519(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustSigner(t)
 	if cl, err := ssh.Dial("tcp", srv.Addr(), &ssh.ClientConfig{User: "admin", Auth: []ssh.AuthMethod{ssh.PublicKeys(other)},
 		HostKeyCallback: ssh.FixedHostKey(srv.Switch().HostKey()), Timeout: 5 * time.Second}); err == nil {
 		cl.Close()
@@ -163,26 +157,24 @@ func TestAuthorizedKeyFlag(t *testing.T) {
 	}
 }
 
-func mustEd25519(t *testing.T) ed25519.PrivateKey {
+// mustSigner is a new ed25519 client key.
+func mustSigner(t testing.TB) ssh.Signer {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return priv
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // FuzzReadAuthorizedKeys: whatever a --authorized-key file holds, reading
 // it never panics, an error names the file, and success yields a key.
 func FuzzReadAuthorizedKeys(f *testing.F) {
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		f.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		f.Fatal(err)
-	}
+	signer := mustSigner(f)
 	f.Add(ssh.MarshalAuthorizedKey(signer.PublicKey()))
 	f.Add([]byte("# comment\n\n" + string(ssh.MarshalAuthorizedKey(signer.PublicKey())) + "garbage\n"))
 	f.Add([]byte("ssh-ed25519 AAAA\n"))
