@@ -152,14 +152,7 @@ func TestOwnershipForeignKeptRemovedClassDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := ctxT(t)
-	tg := l.target(t, gnmi.Options{})
-	tp, err := tg.Plan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := tg.Apply(ctx, tp); err != nil {
-		t.Fatalf("apply: %v %+v", err, res)
-	}
+	planApply(ctx, t, l.target(t, gnmi.Options{}))
 	// Drop the cos class from the policy.
 	l.fabric.Lossless = l.fabric.Lossless[:1]
 	tg2 := l.target(t, gnmi.Options{})

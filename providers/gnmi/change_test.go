@@ -69,14 +69,7 @@ func TestPolicyChangeDeletesOnlyOurs(t *testing.T) {
 		t.Run(tc.profile+"/"+tc.from[0].Name+"->"+names(tc.to), func(t *testing.T) {
 			l := newLab(t, gnmisim.Options{Profile: tc.profile}, tc.from...)
 			ctx := ctxT(t)
-			tg := l.target(t, gnmi.Options{})
-			tp, err := tg.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res, err := tg.Apply(ctx, tp); err != nil {
-				t.Fatalf("first apply: %v %+v", err, res)
-			}
+			planApply(ctx, t, l.target(t, gnmi.Options{}))
 			l.fabric.Lossless = tc.to
 			tg2 := l.target(t, gnmi.Options{})
 			tp2, err := tg2.Plan(ctx)

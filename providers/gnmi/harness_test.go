@@ -100,8 +100,8 @@ func (l *lab) target(t testing.TB, o gnmi.Options) plan.Target {
 }
 
 // planApply plans tg and applies that plan; the test stops unless the
-// apply succeeds (StatusApplied). It returns the plan.
-func planApply(ctx context.Context, t testing.TB, tg plan.Target) *plan.TargetPlan {
+// apply succeeds (StatusApplied). It returns the plan and the result.
+func planApply(ctx context.Context, t testing.TB, tg plan.Target) (*plan.TargetPlan, *plan.ApplyResult) {
 	t.Helper()
 	tp, err := tg.Plan(ctx)
 	if err != nil {
@@ -114,7 +114,7 @@ func planApply(ctx context.Context, t testing.TB, tg plan.Target) *plan.TargetPl
 	if res == nil || res.Status != plan.StatusApplied {
 		t.Fatalf("apply: %+v, want status %s", res, plan.StatusApplied)
 	}
-	return tp
+	return tp, res
 }
 
 // applyPlainJSON plans tg, which must have chosen plain JSON (the

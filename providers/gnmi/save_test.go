@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocefabric/roce/plan"
 	"github.com/rocefabric/roce/policies"
 	"github.com/rocefabric/roce/providers/gnmi"
 	"github.com/rocefabric/roce/providers/gnmi/gnmisim"
@@ -24,16 +23,7 @@ func TestAppliedTargetNamesTheSaveCommand(t *testing.T) {
 		t.Run(tc.profile+"-"+tc.save, func(t *testing.T) {
 			l := newLab(t, gnmisim.Options{Profile: tc.profile}, cosClass())
 			l.sw.SaveConfig = tc.save
-			tg := l.target(t, gnmi.Options{})
-			ctx := ctxT(t)
-			tp, err := tg.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := tg.Apply(ctx, tp)
-			if err != nil || res.Status != plan.StatusApplied {
-				t.Fatalf("apply: %s %v", res.Status, err)
-			}
+			_, res := planApply(ctxT(t), t, l.target(t, gnmi.Options{}))
 			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], tc.want) || !strings.Contains(res.Warnings[0], "not saved") {
 				t.Fatalf("warnings %q, want one naming %s", res.Warnings, tc.want)
 			}

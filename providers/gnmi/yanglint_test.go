@@ -99,7 +99,8 @@ func yanglintCmd(t *testing.T, profile string, opts ...string) (string, []string
 // applied plans and applies the lab's classes and returns the plan.
 func applied(t *testing.T, l *lab) *plan.TargetPlan {
 	t.Helper()
-	return planApply(ctxT(t), t, l.target(t, gnmi.Options{}))
+	tp, _ := planApply(ctxT(t), t, l.target(t, gnmi.Options{}))
+	return tp
 }
 
 // yanglint validates one instance document against the profile's models
