@@ -146,6 +146,26 @@ func (r *rig) apply(t testing.TB, tp *plan.TargetPlan) (*plan.ApplyResult, error
 	return res, err
 }
 
+// applyRejecting applies tp with the switch refusing the line bad: the
+// apply must report rolled-back with an error, and leave the running config
+// as it was and no checkpoint behind. It returns the result and the error.
+func (r *rig) applyRejecting(t testing.TB, tp *plan.TargetPlan, bad string) (*plan.ApplyResult, error) {
+	t.Helper()
+	before := r.srv.Switch().RunningConfig()
+	r.srv.Switch().SetFaults(nxsim.Faults{RejectCommand: bad})
+	res, err := r.apply(t, tp)
+	if res.Status != plan.StatusRolledBack || err == nil {
+		t.Fatalf("status %s err %v, want rolled-back\n%s", res.Status, err, transcriptText(res.Transcript))
+	}
+	if after := r.srv.Switch().RunningConfig(); after != before {
+		t.Errorf("running config changed:\n--- before\n%s\n--- after\n%s", before, after)
+	}
+	if cps := r.srv.Switch().Checkpoints(); len(cps) != 0 {
+		t.Errorf("checkpoints left: %v", cps)
+	}
+	return res, err
+}
+
 // transcriptText joins a transcript for failure messages.
 func transcriptText(ex []plan.Exchange) string {
 	var b strings.Builder
