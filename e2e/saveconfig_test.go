@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,18 +19,7 @@ import (
 // roce's own save can keep the change.
 func TestAppliedChangeSurvivesReload(t *testing.T) {
 	l := startLab(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	stop, err := l.ServeControl(ctx)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	defer func() {
-		cancel()
-		if err := stop(); err != nil {
-			t.Errorf("closing the control socket: %v", err)
-		}
-	}()
+	serveControl(t, l)
 	// never: applied, not saved, and the report and the plan say so.
 	setSaveConfig(t, l.Dir, "n7k-1", "never")
 	a := roce(t, l, "", "roce-apply", "-auto-approve", "-target", "switch.n7k-1", l.Dir)

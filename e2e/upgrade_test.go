@@ -19,15 +19,10 @@ import (
 // roce-apply verification passes again. The lab hosts probe on their
 // emulated RDMA device.
 
-// upgradeLab starts the lab with its control socket, applies the policy and
-// records a passing baseline. The switches named in neverSave get
-// save_config = "never", so an -unsaved upgrade loses what was applied.
-func upgradeLab(t *testing.T, neverSave ...string) (*lab.Lab, string) {
+// serveControl serves the lab's control socket (what roce-lab upgrade talks
+// to) until the test ends.
+func serveControl(t *testing.T, l *lab.Lab) {
 	t.Helper()
-	l := startLab(t)
-	for _, name := range neverSave {
-		setSaveConfig(t, l.Dir, name, "never")
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stop, err := l.ServeControl(ctx)
 	if err != nil {
@@ -40,6 +35,18 @@ func upgradeLab(t *testing.T, neverSave ...string) (*lab.Lab, string) {
 			t.Errorf("closing the control socket: %v", err)
 		}
 	})
+}
+
+// upgradeLab starts the lab with its control socket, applies the policy and
+// records a passing baseline. The switches named in neverSave get
+// save_config = "never", so an -unsaved upgrade loses what was applied.
+func upgradeLab(t *testing.T, neverSave ...string) (*lab.Lab, string) {
+	t.Helper()
+	l := startLab(t)
+	for _, name := range neverSave {
+		setSaveConfig(t, l.Dir, name, "never")
+	}
+	serveControl(t, l)
 	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
 		t.Fatalf("apply\n%s", r)
 	}
