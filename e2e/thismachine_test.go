@@ -211,11 +211,7 @@ host "self" {
 	if r.code != 0 {
 		t.Fatalf("plan\n%s", r)
 	}
-	for _, want := range []string{"THIS MACHINE", "host.self is the machine roce runs on", "interfaces eth0, eth0.100", "-allow-this-machine"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("text plan lacks %q\n%s", want, r)
-		}
-	}
+	mustContain(t, "text plan", r.stdout, "THIS MACHINE", "host.self is the machine roce runs on", "interfaces eth0, eth0.100", "-allow-this-machine")
 	if strings.Contains(r.stdout, "CAN CUT THIS MACHINE OFF") {
 		t.Errorf("no default route or SSH session on eth0, yet a cut-off is reported\n%s", r)
 	}
