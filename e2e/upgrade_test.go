@@ -85,6 +85,18 @@ func mustContain(t *testing.T, what, text string, wants ...string) {
 	}
 }
 
+// repairAfterUpgrade runs roce-apply on the upgraded lab and wants the
+// next roce-verify to pass.
+func repairAfterUpgrade(t *testing.T, l *lab.Lab) {
+	t.Helper()
+	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
+		t.Fatalf("apply after the upgrade\n%s", r)
+	}
+	if v := roce(t, l, "", "roce-verify", l.Dir); v.code != 0 {
+		t.Fatalf("verify after the repair: want a pass\n%s", v)
+	}
+}
+
 func TestPostUpgradeValidation(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -150,12 +162,7 @@ func TestPostUpgradeValidation(t *testing.T) {
 			}
 			mustContain(t, "the JUnit report", string(b), "<failure", "[emulated]", "cause: no-pause on "+tc.target)
 
-			if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
-				t.Fatalf("apply after the upgrade\n%s", r)
-			}
-			if v := roce(t, l, "", "roce-verify", l.Dir); v.code != 0 {
-				t.Fatalf("verify after the repair: want a pass\n%s", v)
-			}
+			repairAfterUpgrade(t, l)
 		})
 	}
 }
@@ -280,12 +287,7 @@ func TestUpgradeNexus5000Unsaved(t *testing.T) {
 		t.Fatalf("verify after losing the configuration: want exit 3\n%s", v)
 	}
 	mustContain(t, "verify", v.stdout, "cause: no-pause on switch.n5k-1", "switch.n5k-1 os changed from 7.1(4)N1(1) to 7.3(8)N1(1)")
-	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
-		t.Fatalf("apply after the upgrade\n%s", r)
-	}
-	if v := roce(t, l, "", "roce-verify", l.Dir); v.code != 0 {
-		t.Fatalf("verify after the repair: want a pass\n%s", v)
-	}
+	repairAfterUpgrade(t, l)
 }
 
 // TestUpgradeNexus7000UnsavedQueueShare: a 7000 upgraded without saving
@@ -311,12 +313,7 @@ func TestUpgradeNexus7000UnsavedQueueShare(t *testing.T) {
 		"cause: no-pause on switch.n7k-1",
 		"cause: queue-share on switch.n7k-1: queue share of class rocev2 on switch.n7k-1 was 50 % at the baseline and is not known now: no system output queuing policy",
 		"cause: version-changed on switch.n7k-1: os changed from 5.1(3) to 5.1(5)")
-	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
-		t.Fatalf("apply after the upgrade\n%s", r)
-	}
-	if v := roce(t, l, "", "roce-verify", l.Dir); v.code != 0 {
-		t.Fatalf("verify after the repair: want a pass\n%s", v)
-	}
+	repairAfterUpgrade(t, l)
 }
 
 // TestUpgradeRefusals: roce-lab upgrade names what it cannot do.
