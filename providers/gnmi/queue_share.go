@@ -13,15 +13,15 @@ import (
 
 // QueueShare reads the egress bandwidth share of the queue carrying
 // priority, for roce-verify's lab path model (docs/verify.md, "Queue
-// share"). Only the arista profile renders a weight (the
-// arista-qos-augments `bandwidth` of roce's queue); the other profiles
-// render none, so the share is the switch's default and reported unknown
-// (percent 0, with why).
+// share"). Where the weight lives is the profile's knowledge
+// (profiles.QueueWeighter); a profile that renders none leaves the switch's
+// default share, reported unknown (percent 0, with why).
 func (t *target) QueueShare(ctx context.Context, priority int) (percent int, where string, err error) {
 	if err := t.connect(ctx); err != nil {
 		return 0, "", err
 	}
-	if t.prof.Name() != policies.ProfileArista {
+	qw, ok := t.prof.(profiles.QueueWeighter)
+	if !ok {
 		return 0, "the " + t.prof.Name() + " profile renders no scheduler weight for the class's queue, so it keeps the switch's default share", nil
 	}
 	class := ""
@@ -33,24 +33,27 @@ func (t *target) QueueShare(ctx context.Context, priority int) (percent int, whe
 	if class == "" {
 		return 0, fmt.Sprintf("no lossless class of this switch is on priority %d", priority), nil
 	}
-	q := profiles.Prefix + class
-	ls, err := t.getAll(ctx, "openconfig", "/qos/queues/queue[name="+gpath.EscapeKey(q)+"]/config")
+	origin, container, leaf, what, ok := qw.QueueWeight(class)
+	if !ok {
+		return 0, "the " + t.prof.Name() + " profile renders no scheduler weight for the class's queue, so it keeps the switch's default share", nil
+	}
+	ls, err := t.getAll(ctx, origin, container)
 	if err != nil {
-		return 0, "", fmt.Errorf("%s: reading queue %s: %w", t.Address(), q, err)
+		return 0, "", fmt.Errorf("%s: reading %s: %w", t.Address(), what, err)
 	}
 	for _, l := range ls {
-		if len(l.Path) == 0 || !strings.HasSuffix(l.Path[len(l.Path)-1].Name, "bandwidth") {
+		if len(l.Path) == 0 || !strings.HasSuffix(l.Path[len(l.Path)-1].Name, leaf) {
 			continue
 		}
 		s, err := gpath.ScalarString(l.Value)
 		if err != nil {
-			return 0, "", fmt.Errorf("%s: queue %s bandwidth: %w", t.Address(), q, err)
+			return 0, "", fmt.Errorf("%s: %s: %w", t.Address(), what, err)
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 || n > 100 {
-			return 0, "", fmt.Errorf("%s: queue %s bandwidth %q is not a percentage", t.Address(), q, s)
+			return 0, "", fmt.Errorf("%s: %s %q is not a percentage", t.Address(), what, s)
 		}
-		return n, "queue " + q + " bandwidth (arista-qos-augments)", nil
+		return n, what, nil
 	}
-	return 0, "queue " + q + " has no bandwidth set: the switch's default share", nil
+	return 0, what + " is not set: the switch's default share", nil
 }

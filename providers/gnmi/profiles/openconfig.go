@@ -356,3 +356,25 @@ func aristaWatchdog(w *policies.PFCWatchdog) (map[string]any, error) {
 func (d *Desired) add(m Mode, origin, path string, v any, dis plan.Disruption) {
 	d.Objects = append(d.Objects, Object{Mode: m, Origin: origin, Path: path, Value: v, Disrupt: dis})
 }
+
+// QueueWeighter is a profile that renders a scheduler weight for a class's
+// queue, and says where to read it back (roce-verify's lab path model
+// reads the share: docs/verify.md). Profiles that render none don't
+// implement it: their queues keep the switch's default share.
+type QueueWeighter interface {
+	// QueueWeight is where the weight of class's queue is: the origin,
+	// the container path to Get, the leaf holding the percentage, and how
+	// to name it in a report.
+	QueueWeight(class string) (origin, container, leaf, what string, ok bool)
+}
+
+// QueueWeight: only arista renders one, arista-qos-augments' bandwidth
+// under the queue's config.
+func (p *ocProfile) QueueWeight(class string) (origin, container, leaf, what string, ok bool) {
+	if !p.arista {
+		return "", "", "", "", false
+	}
+	q := Prefix + class
+	return ocOrigin, "/qos/queues/queue[name=" + gpath.EscapeKey(q) + "]/config", "bandwidth",
+		"queue " + q + " bandwidth (arista-qos-augments)", true
+}
