@@ -164,8 +164,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			toSave, partial = plan.Partial(p), true
 		}
-		// A saved plan names its policy directory absolutely, so roce-apply
-		// works from any directory, and records its inputs, so roce-apply
+		// A saved plan names its policy directory both absolutely and
+		// relative to the plan file, so roce-apply works from any directory
+		// and from another checkout, and records its inputs, so roce-apply
 		// can say what differs (docs/plan-json.md#saved-plan-file).
 		inputs, err := c.Inputs(src)
 		if err != nil {
