@@ -20,14 +20,7 @@ const progressBarWidth = 24
 // IsTerminal reports whether w is a terminal (so progress bars and colour
 // make sense on it).
 func IsTerminal(w io.Writer) bool {
-	for {
-		u, ok := w.(interface{ Unwrap() io.Writer })
-		if !ok {
-			break
-		}
-		w = u.Unwrap()
-	}
-	f, ok := w.(*os.File)
+	f, ok := UnwrapWriter(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -138,4 +131,17 @@ func formatETA(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// UnwrapWriter returns the writer under any wrappers that say what they
+// wrap (Unwrap() io.Writer, as the CLIs' secret filter does), so terminal
+// checks see the file underneath.
+func UnwrapWriter(w io.Writer) io.Writer {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
+	}
 }

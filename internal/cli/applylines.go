@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/rocefabric/roce/plan"
 )
 
 // SlowTargetAfter is how long a target may take to apply before roce-apply
@@ -78,8 +80,8 @@ func applyLines(w, report io.Writer, textReport bool, prefix string, slow time.D
 // SameFile reports whether a and b write to the same open file (one pipe
 // or log file behind both stdout and stderr), looking through wrappers.
 func SameFile(a, b io.Writer) bool {
-	fa, ok1 := UnwrapWriter(a).(*os.File)
-	fb, ok2 := UnwrapWriter(b).(*os.File)
+	fa, ok1 := plan.UnwrapWriter(a).(*os.File)
+	fb, ok2 := plan.UnwrapWriter(b).(*os.File)
 	if !ok1 || !ok2 {
 		return false
 	}

@@ -137,7 +137,7 @@ func IsTerminal(w io.Writer) bool {
 }
 
 func isTerminal(w io.Writer, getenv func(string) (string, bool)) bool {
-	f, ok := UnwrapWriter(w).(*os.File)
+	f, ok := plan.UnwrapWriter(w).(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return false
 	}

@@ -73,18 +73,6 @@ func RedactSecrets(fab *policies.Fabric, ws ...io.Writer) {
 	}
 }
 
-// UnwrapWriter returns the writer under any wrappers that say what they
-// wrap (Unwrap() io.Writer), for terminal checks.
-func UnwrapWriter(w io.Writer) io.Writer {
-	for {
-		u, ok := w.(interface{ Unwrap() io.Writer })
-		if !ok {
-			return w
-		}
-		w = u.Unwrap()
-	}
-}
-
 // Write redacts and passes on p, holding back a possible secret's start.
 // It reports len(p) written when the underlying write succeeds.
 func (r *RedactWriter) Write(p []byte) (int, error) {

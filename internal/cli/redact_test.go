@@ -134,7 +134,7 @@ switch "leaf1" {
 	if plain.String() != msg {
 		t.Errorf("a plain writer was changed: %q", plain.String())
 	}
-	if UnwrapWriter(w) != &out {
+	if plan.UnwrapWriter(w) != &out {
 		t.Error("UnwrapWriter does not reach the writer underneath")
 	}
 }
