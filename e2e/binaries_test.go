@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocefabric/roce/internal/cli"
 	"github.com/rocefabric/roce/internal/jsonschema"
+	"github.com/rocefabric/roce/internal/testenv"
 	"github.com/rocefabric/roce/verify"
 )
 
@@ -198,9 +199,7 @@ func TestVerifyFormatFlagsMatchPlan(t *testing.T) {
 // passes `git rev-parse --short HEAD` with -ldflags.
 func TestMakeBuildVersionNamesCommit(t *testing.T) {
 	repo := repoRoot()
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	testenv.Tool(t, "make", "Debian's make")
 	head, err := exec.Command("git", "-C", repo, "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
 		t.Skipf("not a git checkout (%v): -version says commit unknown, covered by internal/buildinfo's tests", err)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rocefabric/roce/internal/testenv"
 )
 
 // What docs/tutorial.md writes at the top of the checkout (redirects, -out,
@@ -14,9 +16,7 @@ import (
 // by git, so a newcomer who followed it has a clean `git status`.
 func TestTutorialOutputsAreIgnored(t *testing.T) {
 	repo := repoRoot()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.Tool(t, "git", "Debian's git")
 	b, err := os.ReadFile(filepath.Join(repo, "docs", "tutorial.md"))
 	if err != nil {
 		t.Fatal(err)
