@@ -29,11 +29,13 @@ build:
 # ansible (bundles the cisco.nxos collection), python3-netmiko and
 # python3-textfsm drive nxsim as third-party clients (nexus/nxsim/interop_test.go).
 # libyang-tools (yanglint) checks gNMI payloads against the vendors' YANG
-# (providers/gnmi/yanglint_test.go).
-DEBS := perftest iproute2 libxml2-utils openssh-client gcc libc6-dev linux-libc-dev ansible python3-netmiko python3-textfsm libyang-tools
+# (providers/gnmi/yanglint_test.go). git: the -version and tutorial tests
+# read the checkout's commit and ignore rules.
+DEBS := perftest iproute2 libxml2-utils openssh-client gcc libc6-dev linux-libc-dev ansible python3-netmiko python3-textfsm libyang-tools git
 deps-test:
 	@if ! command -v ib_write_bw >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1 || \
 	    ! command -v xmllint >/dev/null 2>&1 || ! command -v ssh >/dev/null 2>&1 || ! command -v yanglint >/dev/null 2>&1 || \
+	    ! command -v git >/dev/null 2>&1 || \
 	    ! command -v gcc >/dev/null 2>&1 || [ ! -f /usr/include/linux/dcbnl.h ] || [ ! -f /usr/include/stdio.h ] || \
 	    ! command -v ansible-playbook >/dev/null 2>&1 || [ ! -d /usr/lib/python3/dist-packages/netmiko ] || [ ! -d /usr/lib/python3/dist-packages/textfsm ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
