@@ -73,6 +73,21 @@ func TestCorpusShowVersion(t *testing.T) {
 			ResetReason: "Disruptive upgrade",
 			LastReset:   time.Date(2016, 4, 3, 13, 46, 0, 907924000, time.UTC),
 		}, "nexus5000"},
+		// A Nexus 7009 with a Supervisor 1X on 6.2(14): an "slot0:"
+		// expansion-flash line after bootflash, and per-supervisor "CMP
+		// (Module N) ok" blocks after the plugins whose "CMP Image
+		// version: 6.2(14) [build 6.2(14)]" is not the system version.
+		// NAPALM's maintainers recorded the same serial, hostname, model
+		// and an uptime of 33162561 s for it.
+		{"napalm-version-n7009-6.2.14.txt", VersionReport{
+			Version: Version{Platform: "Nexus7000", Chassis: `C7009 (9 Slot) Chassis ("Supervisor Module-1X")`, OS: "6.2(14)", Kickstart: "6.2(14)", Image: "bootflash:///n7000-s1-dk9.6.2.14.bin"},
+			BIOS:    "3.22.0", KickstartImage: "bootflash:///n7000-s1-kickstart.6.2.14.bin",
+			Hardware: `Nexus7000 C7009 (9 Slot) Chassis ("Supervisor Module-1X")`, CPU: "Intel(R) Xeon(R) CPU         with 8260668 kB of memory.",
+			Serial: "JAF1602BKEN", DeviceName: "EGGS-SW01", Bootflash: "2048256 kB",
+			Uptime:      383*24*time.Hour + 19*time.Hour + 49*time.Minute + 21*time.Second,
+			ResetReason: "Reset Requested by CLI command reload",
+			LastReset:   time.Date(2016, 7, 19, 17, 46, 55, 878023000, time.UTC),
+		}, "nexus7000"},
 	}
 	for _, tt := range tests {
 		for variant, text := range noisy(corpusShow(t, tt.file)) {
@@ -528,6 +543,30 @@ func TestCorpusShowInterface7000TechNote(t *testing.T) {
 			if g.Name != "Ethernet1/8" || !g.Up || g.MAC != "503d.e5df.a785" || g.InPackets != 15542893003 || g.OutPackets != 7662272650 ||
 				g.InDiscards != 4029156 || g.OutDiscards != 0 || g.RxPause != 0 || g.TxPause != 0 || g.Hardware != "1000/10000 Ethernet" {
 				t.Fatalf("got %+v", g)
+			}
+		})
+	}
+}
+
+// `show interface` of a Nexus 6004 (the Nexus 5600/6000 family) on
+// 7.3(3)N1(1), as NAPALM's maintainers received it with a bug report: the
+// echoed command with a trailing blank first, "Dedicated Interface" followed
+// by a blank line and a "Belongs to Po81" line, "Encapsulation ARPA, medium
+// is broadcast", a 40G port; MAC and description sanitized by the reporter.
+// The values are the ones a person reads (NAPALM recorded the same state,
+// MTU, MAC, description and speed).
+func TestCorpusShowInterface5600Family(t *testing.T) {
+	want := InterfaceStatus{Name: "Ethernet1/1", Up: true, State: "up", Hardware: "40000 Ethernet", MAC: "2cc2.6012.ec74",
+		Description: "xxxxxxxxxxxxxxxx", MTU: 1500, Mode: "trunk", Duplex: "full-duplex", Speed: "40 Gb/s",
+		InPackets: 5411732066, OutPackets: 5840652390}
+	for variant, text := range noisy(corpusShow(t, "napalm-interface-n6004-7.3.3.N1.1.txt")) {
+		t.Run(variant, func(t *testing.T) {
+			got, err := ParseShowInterface(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || got[0] != want {
+				t.Fatalf("got %+v\nwant %+v", got, want)
 			}
 		})
 	}
