@@ -35,6 +35,9 @@ type funcEnv struct {
 	secretFiles map[string]bool
 	// note records a sensitive string (nil = not recorded).
 	note func(string)
+	// marks is told when env() or file() makes a marked value (nil: the
+	// functions always unmark their arguments).
+	marks *markTracker
 }
 
 // EnvPrefix is the prefix of the environment variables env() may read
@@ -54,7 +57,7 @@ func functions(dir string, getenv func(string) (string, bool)) map[string]functi
 // sensitive argument. It is built per Load so nothing here is shared
 // mutable state.
 func functionsFor(fe funcEnv) map[string]function.Function {
-	return sensitiveFunctions(map[string]function.Function{
+	return sensitiveFunctions(fe.marks, map[string]function.Function{
 		"abs":             stdlib.AbsoluteFunc,
 		"ceil":            stdlib.CeilFunc,
 		"chomp":           stdlib.ChompFunc,
@@ -141,6 +144,7 @@ func envFunc(fe funcEnv) function.Function {
 				return cty.NilVal, function.NewArgErrorf(0, "env(%q): a policy may read only environment variables whose names start with %s, or those a credentials block names in password_env or key_env; rename the variable (e.g. %s%s) or pass the value with -var", name, EnvPrefix, EnvPrefix, name)
 			}
 			marks := cty.NewValueMarks(markSensitive, markEnvironment)
+			fe.marks.saw()
 			if v, ok := fe.getenv(name); ok {
 				if fe.note != nil {
 					fe.note(v)
@@ -195,6 +199,7 @@ func fileFunc(fe funcEnv) function.Function {
 					fe.note(string(b))
 					fe.note(strings.TrimRight(string(b), "\r\n"))
 				}
+				fe.marks.saw()
 				v = v.Mark(markSensitive)
 			}
 			return v, nil

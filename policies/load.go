@@ -64,6 +64,9 @@ type loader struct {
 	secrets map[string]bool
 	// stopped is set once the context was found done (and reported).
 	stopped bool
+	// marks records whether any marked (sensitive or environment) value
+	// was made during this load; until one is, functions skip unmarking.
+	marks markTracker
 	// forEach holds the ranges of blocks expanded with for_each, so a
 	// problem repeated once per instance can be reported as that.
 	forEach []hcl.Range

@@ -301,7 +301,7 @@ func (l *loader) evalContext(vars, locals cty.Value) *hcl.EvalContext {
 // functions builds the function table once per Load.
 func (l *loader) functions() map[string]function.Function {
 	if l.funcs == nil {
-		l.funcs = functionsFor(funcEnv{dir: l.absDir, getenv: l.opts.Getenv, envNames: l.envNames, secretFiles: l.secretFiles, note: l.noteSecret})
+		l.funcs = functionsFor(funcEnv{dir: l.absDir, getenv: l.opts.Getenv, envNames: l.envNames, secretFiles: l.secretFiles, note: l.noteSecret, marks: &l.marks})
 	}
 	return l.funcs
 }

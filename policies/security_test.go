@@ -158,6 +158,25 @@ var securityCases = []struct {
 		opts: LoadOptions{Getenv: markerEnv(map[string]string{"ROCE_VAR_sv": "true"})},
 		want: "can't be switched on from the environment", pos: "main.hcl:9:5",
 	},
+	// Functions skip unmarking until a marked value exists in the load
+	// (markTracker); each source of a mark must still make a later
+	// function hide its error, after functions already ran unmarked.
+	{
+		name: "function error on env()'s default, after unmarked calls",
+		src:  "locals {\n  n = length([1, 2])\n}\nswitch \"s\" {\n  platform = \"nexus5000\"\n  address = cidrhost(env(\"ROCE_UNSET\", \"not-a-prefix\"), local.n)\n  credentials = \"c\"\n}\n" + losslessCoS4 + tailCreds,
+		want: "cidrhost() failed on a sensitive argument", pos: "main.hcl:6:13",
+	},
+	{
+		name: "function error on file() of a credentials file, after unmarked calls",
+		src:  "locals {\n  n = length([1, 2])\n}\ncredentials \"f\" {\n  username = \"admin\"\n  password_file = \"pw\"\n}\nswitch \"s\" {\n  platform = \"nexus5000\"\n  address = cidrhost(file(\"pw\"), local.n)\n  credentials = \"f\"\n}\n" + losslessCoS4,
+		files: map[string]string{"pw": marker},
+		want:  "cidrhost() failed on a sensitive argument", pos: "main.hcl:10:13",
+	},
+	{
+		name: "function error on a sensitive variable's default",
+		src:  "variable \"token\" {\n  type = string\n  sensitive = true\n  default = \"" + marker + "\"\n}\nlocals {\n  n = length([1, 2])\n}\nswitch \"s\" {\n  platform = \"nexus5000\"\n  address = cidrhost(var.token, local.n)\n  credentials = \"c\"\n}\n" + losslessCoS4 + tailCreds,
+		want: "cidrhost() failed on a sensitive argument", pos: "main.hcl:11:13",
+	},
 	{
 		name: "SSH host key checking off from ROCE_VAR_",
 		src:  "variable \"sv\" {\n  type = bool\n  default = false\n}\nswitch \"s\" {\n  platform = \"nexus5000\"\n  address = \"192.0.2.1\"\n  credentials = \"c\"\n  insecure_skip_verify = var.sv\n}\n" + losslessCoS4 + tailCreds,

@@ -81,6 +81,7 @@ func (l *loader) variables(blocks hcl.Blocks) cty.Value {
 			if v, ok := l.parseRawVar(decls[n], raw, from); ok {
 				// Marked so settings that lower transport trust can refuse
 				// a value that only the environment set.
+				l.marks.saw()
 				*vals[n] = assigned{val: v.Mark(markEnvironment), from: from, hasVal: true}
 			}
 		}
@@ -129,6 +130,7 @@ func (l *loader) variables(blocks hcl.Blocks) cty.Value {
 		}
 		if d.sensitive {
 			l.noteSecretsIn(v)
+			l.marks.saw()
 			v = v.Mark(markSensitive)
 		}
 		out[n] = v
