@@ -167,8 +167,8 @@ var securityCases = []struct {
 		want: "cidrhost() failed on a sensitive argument", pos: "main.hcl:6:13",
 	},
 	{
-		name: "function error on file() of a credentials file, after unmarked calls",
-		src:  "locals {\n  n = length([1, 2])\n}\ncredentials \"f\" {\n  username = \"admin\"\n  password_file = \"pw\"\n}\nswitch \"s\" {\n  platform = \"nexus5000\"\n  address = cidrhost(file(\"pw\"), local.n)\n  credentials = \"f\"\n}\n" + losslessCoS4,
+		name:  "function error on file() of a credentials file, after unmarked calls",
+		src:   "locals {\n  n = length([1, 2])\n}\ncredentials \"f\" {\n  username = \"admin\"\n  password_file = \"pw\"\n}\nswitch \"s\" {\n  platform = \"nexus5000\"\n  address = cidrhost(file(\"pw\"), local.n)\n  credentials = \"f\"\n}\n" + losslessCoS4,
 		files: map[string]string{"pw": marker},
 		want:  "cidrhost() failed on a sensitive argument", pos: "main.hcl:10:13",
 	},
