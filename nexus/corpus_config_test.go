@@ -2,9 +2,10 @@ package nexus
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,12 +68,7 @@ func withPriority(in Intent, cos int) Intent {
 // byte-identical after the plan is applied, and a second plan is empty.
 func TestCorpusConfigsPlanTwice(t *testing.T) {
 	cfgs := corpusConfigs(t)
-	names := make([]string, 0, len(cfgs))
-	for n := range cfgs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
 		for _, mode := range []string{"udp_port", "cos", "dscp"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
 				cur, err := Parse(cfgs[name])
@@ -104,38 +100,86 @@ func TestCorpusConfigsPlanTwice(t *testing.T) {
 				if err != nil {
 					t.Fatalf("render: %v", err)
 				}
-				_, script, err := Diff(cur, des, in.Platform)
-				if err != nil {
-					t.Fatalf("diff: %v", err)
-				}
-				if len(script) == 0 {
-					t.Fatal("no commands for a fresh intent")
-				}
-				applied := cur.Clone()
-				if err := ApplyCommands(applied, in.Platform, in.Modules, script); err != nil {
-					t.Fatalf("apply: %v\n%s", err, strings.Join(script, "\n"))
-				}
-				managed := map[string]bool{"system qos": true}
-				for _, i := range in.Interfaces {
-					managed["interface "+i] = true
-				}
-				for _, o := range cur.Objects {
-					if managed[o.Key()] || ownedBy(o.Name, DefaultPrefix) {
-						continue
-					}
-					got := applied.Find(o.Key())
-					if got == nil || got.String() != o.String() {
-						t.Errorf("foreign %s changed:\nbefore:\n%s\nafter:\n%v", o.Key(), o, got)
-					}
-				}
-				re, err := Render(in, applied)
-				if err != nil {
-					t.Fatalf("second render: %v", err)
-				}
-				if _, second, err := Diff(applied, re, in.Platform); err != nil || len(second) != 0 {
-					t.Fatalf("second plan not empty (%v):\n%s", err, strings.Join(second, "\n"))
-				}
+				planAndReplan(t, cur, des, in)
 			})
+		}
+	}
+}
+
+// planAndReplan pushes the plan from cur to des (rendered for in) into a
+// copy of cur's model, as the switch would take it, and requires what
+// issue 15 asks of every corpus configuration: each object roce does not
+// own byte-identical; in system qos and on the managed ports, every line
+// roce does not set kept (roce replaces only the attachments of the types
+// and directions it attaches, and the ports' PFC and flow control); a
+// second plan empty. It returns the plan's commands.
+func planAndReplan(t *testing.T, cur, des *Config, in Intent) []string {
+	t.Helper()
+	_, script, err := Diff(cur, des, in.Platform)
+	if err != nil {
+		t.Fatalf("diff: %v", err)
+	}
+	if len(script) == 0 {
+		t.Fatal("no commands for a fresh intent")
+	}
+	applied := cur.Clone()
+	if err := ApplyCommands(applied, in.Platform, in.Modules, script); err != nil {
+		t.Fatalf("apply: %v\n%s", err, strings.Join(script, "\n"))
+	}
+	managed := map[string]bool{"system qos": true}
+	for _, i := range in.Interfaces {
+		managed["interface "+i] = true
+	}
+	for _, o := range cur.Objects {
+		if managed[o.Key()] || ownedBy(o.Name, DefaultPrefix) {
+			continue
+		}
+		got := applied.Find(o.Key())
+		if got == nil || got.String() != o.String() {
+			t.Errorf("foreign %s changed:\nbefore:\n%s\nafter:\n%v", o.Key(), o, got)
+		}
+	}
+	ours := map[ServicePolicy]bool{} // the type and direction of each policy roce attaches
+	if sq := des.SystemQoS(); sq != nil {
+		for _, l := range sq.Lines {
+			if sp, ok := parseServicePolicy(l); ok && ownedBy(sp.Name, DefaultPrefix) {
+				ours[ServicePolicy{Type: sp.Type, Direction: sp.Direction}] = true
+			}
+		}
+	}
+	keptLines(t, cur.SystemQoS(), applied.SystemQoS(), func(l string) bool {
+		sp, ok := parseServicePolicy(l)
+		return ok && ours[ServicePolicy{Type: sp.Type, Direction: sp.Direction}]
+	})
+	for _, i := range in.Interfaces {
+		keptLines(t, cur.Interface(i), applied.Interface(i), func(l string) bool {
+			k := lineKey(l)
+			return strings.HasPrefix(k, "priority-flow-control") || strings.HasPrefix(k, "flowcontrol")
+		})
+	}
+	re, err := Render(in, applied)
+	if err != nil {
+		t.Fatalf("second render: %v", err)
+	}
+	if _, second, err := Diff(applied, re, in.Platform); err != nil || len(second) != 0 {
+		t.Fatalf("second plan not empty (%v):\n%s", err, strings.Join(second, "\n"))
+	}
+	return script
+}
+
+// keptLines requires every line of before that roce does not set (set
+// reports the ones it does) to be in after.
+func keptLines(t *testing.T, before, after *Object, set func(string) bool) {
+	t.Helper()
+	if before == nil {
+		return
+	}
+	for _, l := range before.Lines {
+		if set(l) {
+			continue
+		}
+		if after == nil || !slices.Contains(after.Lines, l) {
+			t.Errorf("%s lost a line roce does not set: %q\nafter:\n%v", before.Key(), l, after)
 		}
 	}
 }
