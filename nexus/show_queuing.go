@@ -53,8 +53,9 @@ func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 	var cur *QueuingInterface
 	var grp *QueuingGroup
 	section := ""
-	echoed := ""   // interface named by an echoed `show queuing interface X`
-	pauseCut := "" // Rx state of a pause line wrapped after "Tx"
+	echoed := ""           // interface named by an echoed `show queuing interface X`
+	pauseCut := ""         // Rx state of a pause line wrapped after "Tx"
+	firstN, first := 0, "" // the first line that is not an echo, for the error
 	fail := func(n int, what string) error {
 		return fmt.Errorf("show queuing interface: line %d: %s", n, what)
 	}
@@ -84,6 +85,9 @@ func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 			cur = &out[len(out)-1]
 		}
 		if cur == nil {
+			if first == "" {
+				firstN, first = n, t
+			}
 			continue // command echo or banner before the first interface
 		}
 		switch t {
@@ -157,7 +161,17 @@ func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("show queuing interface: no '<interface> queuing information:' block")
+		if first == "" {
+			return nil, fmt.Errorf("show queuing interface: no output (no '<interface> queuing information:' block)")
+		}
+		// Another platform's layout (none of the Nexus 7000's was found
+		// in public sources, docs/nxos.md) or a paste cut short: say what
+		// was there instead of an empty result.
+		if r := []rune(first); len(r) > 80 {
+			first = string(r[:80]) + "…"
+		}
+		return nil, fmt.Errorf("show queuing interface: no '<interface> queuing information:' block, the Nexus 5000-family layout roce reads; "+
+			"line %d reads %q. If the switch prints another layout, roce cannot read its queues: send this output and the switch model to the roce maintainers", firstN, first)
 	}
 	return out, nil
 }

@@ -165,6 +165,20 @@ func TestParseShowQueuing(t *testing.T) {
 			t.Errorf("ParseShowQueuing(%q) accepted bad input", bad)
 		}
 	}
+	// Output in a layout the parser does not read names the first line
+	// that is not the echoed command, so a user can tell another
+	// platform's output from an empty answer.
+	for _, tt := range []struct{ text, want string }{
+		{"", "no output"},
+		{"\n  \n", "no output"},
+		{"switch# show queuing interface ethernet 3/1\nsome other layout\n", `line 2 reads "some other layout"`},
+		{"% Invalid command at '^' marker.\n", `line 1 reads "% Invalid command at '^' marker."`},
+	} {
+		_, err := ParseShowQueuing(tt.text)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseShowQueuing(%q): %v, want an error with %q", tt.text, err, tt.want)
+		}
+	}
 }
 
 // The formatters print the columns where the reference samples have them.
