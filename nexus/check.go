@@ -115,6 +115,8 @@ func qosInterfaceLine(s string) bool {
 	switch f[0] {
 	case "priority-flow-control", "flowcontrol", "service-policy":
 		return true
+	case "switchport":
+		return len(f) == 1 // the port mode (routed or not), which decides the QoS directions a 7000 port takes
 	}
 	return false
 }

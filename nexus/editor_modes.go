@@ -370,8 +370,10 @@ func (e *Editor) removeAction(c *PolicyClass, key string, t []tok) error {
 }
 
 // servicePolicyArgs parses "service-policy type T [input|output] NAME"
-// starting at t[0] == "service-policy".
-func servicePolicyArgs(t []tok, allowNQ bool) (ServicePolicy, error) {
+// starting at t[0] == "service-policy". A type qos policy attaches on
+// input only, unless qosOut (a routed port of a Nexus 7000, see
+// qosOutputAllowed).
+func servicePolicyArgs(t []tok, allowNQ, qosOut bool) (ServicePolicy, error) {
 	if len(t) < 2 {
 		return ServicePolicy{}, incompleteAt(endPos(t))
 	}
@@ -396,7 +398,7 @@ func servicePolicyArgs(t []tok, allowNQ bool) (ServicePolicy, error) {
 			return ServicePolicy{}, incompleteAt(endPos(t))
 		}
 		dirs := []string{"input", "output"}
-		if typ == TypeQoS {
+		if typ == TypeQoS && !qosOut {
 			dirs = []string{"input"} // type qos "applies to input traffic only" (docs/nxos.md)
 		}
 		d, ok := kw(t[i], dirs...)
@@ -425,7 +427,7 @@ func (e *Editor) systemQoSMode(t []tok) error {
 	if x, ok := kw(t[0], "service-policy"); !ok || x != "service-policy" {
 		return invalidAt(t[0].pos)
 	}
-	sp, err := servicePolicyArgs(t, true)
+	sp, err := servicePolicyArgs(t, true, false)
 	if err != nil {
 		return err
 	}
@@ -560,7 +562,7 @@ func (e *Editor) interfaceMode(t []tok) error {
 		}
 		o.Lines = setLine(o.Lines, "untagged cos", "untagged cos "+t[2].s)
 	case "service-policy":
-		sp, err := servicePolicyArgs(t, false)
+		sp, err := servicePolicyArgs(t, false, e.qosOutputAllowed(o))
 		if err != nil {
 			return err
 		}
@@ -575,6 +577,21 @@ func (e *Editor) interfaceMode(t []tok) error {
 		}
 		o.Lines = setLine(o.Lines, "shutdown", "shutdown")
 	default: // description, switchport, mtu, speed, channel-group, spanning-tree: kept as typed
+		if w == "switchport" && len(t) == 1 {
+			// The port mode: "no switchport" makes it a routed port, as
+			// the running configuration prints it; the two replace each
+			// other.
+			line := "switchport"
+			if neg {
+				line = "no switchport"
+			}
+			if i := slices.IndexFunc(o.Lines, func(l string) bool { return l == "switchport" || l == "no switchport" }); i >= 0 {
+				o.Lines[i] = line
+			} else {
+				o.Lines = append(o.Lines, line)
+			}
+			return nil
+		}
 		if len(t) < 2 && w != "switchport" {
 			return incompleteAt(endPos(t))
 		}
@@ -590,6 +607,18 @@ func (e *Editor) interfaceMode(t []tok) error {
 		o.Lines = setLine(o.Lines, lineKey(line), line)
 	}
 	return nil
+}
+
+// qosOutputAllowed reports whether a type qos policy may be attached to
+// port o in the output direction: on a Nexus 7000 a routed port ("no
+// switchport") takes one ingress and one egress QoS policy, while "egress
+// type qos policies are not allowed on Layer 2 port or Layer 2
+// port-channel interfaces" (Cisco Nexus 7000 Series NX-OS Quality of
+// Service Configuration Guide, "Attaching and Detaching a QoS Policy
+// Action", e.g. http://www.manualslib.com/manual/1437626/Cisco-Nexus-7000-Series.html?page=40).
+// On a 5000 type qos is input only (docs/nxos.md#refuses).
+func (e *Editor) qosOutputAllowed(o *Object) bool {
+	return e.p.Is7000() && slices.Contains(o.Lines, "no switchport")
 }
 
 // pfcAllowed refuses PFC on ports of M-series modules (docs/nxos.md).

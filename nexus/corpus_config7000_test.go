@@ -1,0 +1,326 @@
+package nexus
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// lab7000Release is the release the lab's Nexus 7000 start states run
+// (testdata/start/nexus7000): the release a configuration that is not a
+// 7000's own is planned on.
+const lab7000Release = "6.2(14)"
+
+// nxosv73Modules is the `show module` of an NX-OSv 7000 running 7.3(1)D1:
+// F248XP-25 cards in slots 2-4, the slots the NX-OSv configurations of the
+// corpus allocate (`allocate interface Ethernet2/1-48` … `4/1-48`).
+const nxosv73Modules = "ntc-module-n7k-nxosv-7.3.txt"
+
+// corpus7000 says, for every configuration of testdata/corpus/config, how
+// it is planned as a Nexus 7000 and what must come of it. No file is
+// skipped: a file without a row, or a row without a file, fails the test.
+//
+//   - release: the NX-OS release the switch runs; "" means the file's own
+//     `version` line, which must be there (the 7000's own configurations).
+//     A configuration from another platform is planned on lab7000Release.
+//   - modules: a `show module` capture of testdata/corpus/show for the
+//     switch's cards; "" means the test lab's (testModules7000: the managed
+//     ports Ethernet2/1-2 on an F2 card).
+//   - refuse: "" when the plan must succeed; otherwise the refusal roce
+//     must give, for every class mode, with why.
+var corpus7000 = map[string]struct {
+	release, modules string
+	refuse, why      string
+}{
+	// The 7000's own configurations (README: NX-OSv 7000 and a 7010).
+	// None has a QoS object of its own; the plan adds roce's, and the
+	// routed managed ports keep their addresses.
+	"napalm-nxosv-n7k-7.3-checkpoint.cfg":  {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-running.cfg":     {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-startup.cfg":     {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-running-cut.cfg": {modules: nxosv73Modules},
+	"ciscoconfparse-n7010-6.2.12.cfg":      {}, // its `show module` is not published: the lab's cards
+
+	// Configurations of other platforms whose attached network-qos policy
+	// is a user policy of their own: a 7000 has only its templates and
+	// `qos copy` copies of them, so roce cannot tell which CoS that policy
+	// makes no-drop, and refuses rather than attach its copy in its place.
+	"batfish-nxos_policy_map.cfg":              {release: lab7000Release, refuse: "network-qos policy pm_network_qos attached", why: "a 9000 network-qos policy"},
+	"cisco-doc-214515-ucs-ipqos.cfg":           {release: lab7000Release, refuse: "network-qos policy system_nq_policy attached", why: "a UCS fabric interconnect's (5000) policy with class-fcoe no-drop"},
+	"mierdin-n5k-sample-qos-configuration.cfg": {release: lab7000Release, refuse: "network-qos policy system-level-net-qos attached", why: "a 5000 policy with five no-drop and jumbo classes"},
+	"mierdin-n5k-system-qos-jumbo.cfg":         {release: lab7000Release, refuse: "network-qos policy jumbo attached", why: "a 5000 jumbo-MTU policy, defined outside the excerpt"},
+	"msdocs-n3132-rdma-flat.cfg":               {release: lab7000Release, refuse: "network-qos policy QOS_NETWORK attached", why: "Microsoft's RDMA class, pause no-drop on CoS 3, would lose its no-drop"},
+
+	// Configurations of other platforms with no network-qos attached: the
+	// plan succeeds and leaves their objects alone (their own lines a 7000
+	// refuses are TestCorpusConfigsCheck7000's).
+	"batfish-nxos_aaa.cfg":                                {release: lab7000Release},
+	"batfish-nxos_class_map.cfg":                          {release: lab7000Release},
+	"batfish-nxos_feature.cfg":                            {release: lab7000Release},
+	"batfish-nxos_ignore.cfg":                             {release: lab7000Release},
+	"batfish-nxos_interface_hsrp.cfg":                     {release: lab7000Release},
+	"batfish-nxos_interface_properties.cfg":               {release: lab7000Release},
+	"batfish-nxos_interface_show_all_2.cfg":               {release: lab7000Release},
+	"batfish-nxos_interface_switchport.cfg":               {release: lab7000Release},
+	"batfish-nxos_ip_access_list.cfg":                     {release: lab7000Release},
+	"batfish-nxos_lacp.cfg":                               {release: lab7000Release},
+	"batfish-nxos_line.cfg":                               {release: lab7000Release},
+	"batfish-nxos_logging.cfg":                            {release: lab7000Release},
+	"batfish-nxos_monitor.cfg":                            {release: lab7000Release},
+	"batfish-nxos_nexus_6000_defaults.cfg":                {release: lab7000Release},
+	"batfish-nxos_ntp.cfg":                                {release: lab7000Release},
+	"batfish-nxos_ospf.cfg":                               {release: lab7000Release},
+	"batfish-nxos_port_channel.cfg":                       {release: lab7000Release},
+	"batfish-nxos_route_map.cfg":                          {release: lab7000Release},
+	"batfish-nxos_snmp_server.cfg":                        {release: lab7000Release},
+	"batfish-nxos_system_default_switchport_shutdown.cfg": {release: lab7000Release},
+	"batfish-nxos_track.cfg":                              {release: lab7000Release},
+	"batfish-nxos_vdc.cfg":                                {release: lab7000Release},
+	"batfish-nxos_version.cfg":                            {release: lab7000Release},
+	"batfish-nxos_vlan.cfg":                               {release: lab7000Release},
+	"batfish-nxos_vlan_service_policy.cfg":                {release: lab7000Release},
+	"batfish-nxos_vrf.cfg":                                {release: lab7000Release},
+	"genie-running-config-interface-1.cfg":                {release: lab7000Release},
+	"genie-running-config-interface-2.cfg":                {release: lab7000Release},
+	"genie-running-config-interface-3.cfg":                {release: lab7000Release},
+	"genie-running-config-interface-4.cfg":                {release: lab7000Release},
+	"mierdin-n5596-qos-classes.cfg":                       {release: lab7000Release},
+	"mierdin-n5k-network-qos-jumbo-classes.cfg":           {release: lab7000Release},
+	"mierdin-n5k-network-qos.cfg":                         {release: lab7000Release},
+	"mierdin-ucs-fi-run-int-veth782.cfg":                  {release: lab7000Release},
+}
+
+// versionLine is the release a configuration's `version` line names ("").
+var versionLine = regexp.MustCompile(`(?m)^version (\S+)\s*$`)
+
+// release7000 is the release row plans name's configuration on.
+func release7000(t *testing.T, name, text, release string) string {
+	t.Helper()
+	if release != "" {
+		return release
+	}
+	m := versionLine.FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("%s: the row takes the file's release, but it has no version line", name)
+	}
+	return m[1]
+}
+
+// modules7000 reads a row's `show module` capture (the lab's cards for "").
+func modules7000(t *testing.T, capture string) []Module {
+	t.Helper()
+	if capture == "" {
+		return testModules7000
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "corpus", "show", capture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods, err := ParseShowModule(string(b))
+	if err != nil || len(mods) == 0 {
+		t.Fatalf("%s: %v (%d modules)", capture, err, len(mods))
+	}
+	return mods
+}
+
+// Every row has its file and every file its row.
+func TestCorpus7000TableCoversCorpus(t *testing.T) {
+	cfgs := corpusConfigs(t)
+	for name := range cfgs {
+		if _, ok := corpus7000[name]; !ok {
+			t.Errorf("%s has no row in corpus7000: say how it is planned as a Nexus 7000", name)
+		}
+	}
+	for name := range corpus7000 {
+		if _, ok := cfgs[name]; !ok {
+			t.Errorf("corpus7000 has a row for %s, which is not in testdata/corpus/config", name)
+		}
+	}
+}
+
+// Every corpus configuration planned as a Nexus 7000, on the release it
+// runs: the plan changes only roce's objects (planAndReplan), pushes no
+// line that release lacks, leaves nothing the switch would refuse when the
+// configuration is loaded again, and a second plan is empty; or it is
+// refused exactly as the row says.
+func TestCorpusConfigsPlanTwice7000(t *testing.T) {
+	cfgs := corpusConfigs(t)
+	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
+		row, ok := corpus7000[name]
+		if !ok {
+			continue // TestCorpus7000TableCoversCorpus fails it
+		}
+		release := release7000(t, name, cfgs[name], row.release)
+		mods := modules7000(t, row.modules)
+		for _, mode := range []string{"udp_port", "cos", "dscp"} {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				cur, err := Parse(cfgs[name])
+				if err != nil {
+					t.Fatalf("parse: %v", err)
+				}
+				in := intentFor(t, "nexus7000", mode, "")
+				in.Modules = mods
+				des, err := Render(in, cur)
+				if row.refuse != "" {
+					if err == nil || !strings.Contains(err.Error(), row.refuse) {
+						t.Fatalf("render (%s): %v, want the refusal %q", row.why, err, row.refuse)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("render: %v", err)
+				}
+				script := planAndReplan(t, cur, des, in)
+				if err := CheckPushRelease(script, in.Platform, release); err != nil {
+					t.Errorf("the plan pushes a line NX-OS %s lacks: %v", release, err)
+				}
+				// The configuration the switch ends with, loaded again as
+				// a 7000 on that release, refuses no line the one it
+				// started with did not.
+				applied := cur.Clone()
+				if err := ApplyCommands(applied, in.Platform, in.Modules, script); err != nil {
+					t.Fatal(err)
+				}
+				before := refusedTexts(t, cfgs[name], in, release)
+				for _, l := range refusedTexts(t, applied.String(), in, release) {
+					if i := slices.Index(before, l); i >= 0 {
+						before = slices.Delete(before, i, i+1)
+						continue
+					}
+					t.Errorf("after the plan the configuration has a line a 7000 on %s refuses: %s", release, l)
+				}
+			})
+		}
+	}
+}
+
+// refusedTexts are the lines CheckRelease refuses in text, by their text.
+func refusedTexts(t *testing.T, text string, in Intent, release string) []string {
+	t.Helper()
+	c, err := CheckRelease(text, in.Platform, in.Modules, release)
+	if c == nil {
+		t.Fatalf("check: %v", err)
+	}
+	var out []string
+	for _, le := range lineErrorsDeep(err) {
+		out = append(out, strings.TrimSpace(le.Text))
+	}
+	return out
+}
+
+// lineErrorsDeep flattens CheckRelease's joined errors (Check's own are joined
+// once more inside) into its *LineErrors; anything else fails the caller.
+func lineErrorsDeep(err error) []*LineError {
+	var out []*LineError
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		var le *LineError
+		if errors.As(e, &le) {
+			out = append(out, le)
+			return
+		}
+		out = append(out, &LineError{Line: -1, Text: e.Error(), Err: e})
+	}
+	walk(err)
+	return out
+}
+
+// CheckRelease judges every corpus configuration as a Nexus 7000 on the
+// release its corpus7000 row plans it on. The 7000's own configurations
+// load cleanly; the others are refused exactly on the lines a 7000
+// refuses, each with its reason.
+func TestCorpusConfigsCheck7000(t *testing.T) {
+	cfgs := corpusConfigs(t)
+	p := testPlatform(t, "nexus7000")
+	want := map[string][]int{
+		// 34: a user network-qos class-map (a 7000's come from its
+		// templates, docs/nxos.md#refuses); 47, 49, 51: `match qos-group`
+		// in queuing class-maps (a 7000's queuing class-maps map CoS to
+		// queues, docs/nxos.md#cos-queue). The 5000 refuses 36 and 37 (CoS
+		// on a network-qos class-map) instead of 34.
+		"batfish-nxos_class_map.cfg": {34, 47, 49, 51},
+		// 7: a user network-qos class-map; 26: `no pause` in a class that
+		// has none; 28: `congestion-control random-detect` is no 7000
+		// network-qos action; 47: queuing class c-in-q1 (a 9000's) is no
+		// 7000 class-map. Line 54 of batfish-nxos_interface_properties.cfg,
+		// `service-policy type qos output` on a routed port, is refused
+		// by the 5000 but not here: a 7000 routed port takes an egress
+		// type qos policy (see qosOutputAllowed).
+		"batfish-nxos_policy_map.cfg": {7, 26, 28, 47},
+		// 13, 15: class-fcoe and class-all-flood network-qos class-maps of
+		// a UCS fabric interconnect.
+		"cisco-doc-214515-ucs-ipqos.cfg": {13, 15},
+		// 19: class-fcoe is the 5000's built-in type qos class, not the
+		// 7000's.
+		"mierdin-n5596-qos-classes.cfg": {19},
+		// 25-31: `match qos-group` in queuing class-maps; 50-58: user
+		// network-qos class-maps; 79: fcoe-default-in-policy is a 5000
+		// built-in.
+		"mierdin-n5k-sample-qos-configuration.cfg": {25, 27, 29, 31, 50, 52, 54, 56, 58, 79},
+		// 2: policy-map jumbo is defined outside the excerpt; 3-5: the
+		// 5000's FCoE default policies.
+		"mierdin-n5k-system-qos-jumbo.cfg": {2, 3, 4, 5},
+		// 4: `match qos-group` in a queuing class-map; 14: a user
+		// network-qos class-map.
+		"msdocs-n3132-rdma-flat.cfg": {4, 14},
+	}
+	for name, text := range cfgs {
+		row, ok := corpus7000[name]
+		if !ok {
+			continue // TestCorpus7000TableCoversCorpus fails it
+		}
+		release := release7000(t, name, text, row.release)
+		c, err := CheckRelease(text, p, modules7000(t, row.modules), release)
+		if c == nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		var got []int
+		for _, le := range lineErrorsDeep(err) {
+			got = append(got, le.Line)
+		}
+		sort.Ints(got)
+		if !slices.Equal(got, want[name]) {
+			t.Errorf("%s on %s: refused lines %v, want %v (%v)", name, release, got, want[name], err)
+		}
+	}
+}
+
+// A type qos policy attaches on output to a routed port of a 7000, and
+// only there: an L2 port, and every 5000 port, refuse it at "output".
+func TestQoSOutputOnRouted7000Port(t *testing.T) {
+	const policies = "policy-map type qos OUT\n"
+	tests := []struct {
+		kind, port string
+		refused    bool
+	}{
+		{"nexus7000", "interface Ethernet2/1\n  no switchport\n", false},
+		{"nexus7000", "interface Ethernet2/1\n  switchport\n", true},
+		{"nexus7000", "interface Ethernet2/1\n", true},
+		{"nexus7000", "interface Ethernet2/1\n  no switchport\n  switchport\n", true},
+		{"nexus5000", "interface Ethernet1/1\n  no switchport\n", true},
+	}
+	for _, tt := range tests {
+		text := policies + tt.port + "  service-policy type qos output OUT\n"
+		_, err := Check(text, testPlatform(t, tt.kind), testModules7000)
+		les := lineErrorsDeep(err)
+		if got := len(les) == 1 && strings.HasPrefix(les[0].Text, "service-policy type qos output"); got != tt.refused || len(les) > 1 {
+			t.Errorf("%s:\n%s\nrefused %v (%v), want %v", tt.kind, text, got, err, tt.refused)
+		}
+	}
+}
