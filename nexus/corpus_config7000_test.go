@@ -53,7 +53,7 @@ var corpus7000 = map[string]struct {
 	// makes no-drop, and refuses rather than attach its copy in its place.
 	"batfish-nxos_policy_map.cfg":              {release: lab7000Release, refuse: "network-qos policy pm_network_qos attached", why: "a 9000 network-qos policy"},
 	"cisco-doc-214515-ucs-ipqos.cfg":           {release: lab7000Release, refuse: "network-qos policy system_nq_policy attached", why: "a UCS fabric interconnect's (5000) policy with class-fcoe no-drop"},
-	"mierdin-n5k-sample-qos-configuration.cfg": {release: lab7000Release, refuse: "network-qos policy system-level-net-qos attached", why: "a 5000 policy with five no-drop and jumbo classes"},
+	"mierdin-n5k-sample-qos-configuration.cfg": {release: lab7000Release, refuse: "network-qos policy system-level-net-qos attached", why: "a 5000 policy: FCoE no-drop, a jumbo class, CoS marking for five classes"},
 	"mierdin-n5k-system-qos-jumbo.cfg":         {release: lab7000Release, refuse: "network-qos policy jumbo attached", why: "a 5000 jumbo-MTU policy, defined outside the excerpt"},
 	"msdocs-n3132-rdma-flat.cfg":               {release: lab7000Release, refuse: "network-qos policy QOS_NETWORK attached", why: "Microsoft's RDMA class, pause no-drop on CoS 3, would lose its no-drop"},
 
@@ -96,7 +96,8 @@ var corpus7000 = map[string]struct {
 	"mierdin-ucs-fi-run-int-veth782.cfg":                  {release: lab7000Release},
 }
 
-// versionLine is the release a configuration's `version` line names ("").
+// versionLine finds a configuration's `version` line (the release it was
+// saved on).
 var versionLine = regexp.MustCompile(`(?m)^version (\S+)\s*$`)
 
 // release7000 is the release row plans name's configuration on.
