@@ -2,6 +2,7 @@ package nexus
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -33,7 +34,10 @@ const nxosv73Modules = "ntc-module-n7k-nxosv-7.3.txt"
 //     switch's cards; "" means the test lab's (testModules7000: the managed
 //     ports Ethernet2/1-2 on an F2 card).
 //   - refuse: "" when the plan must succeed; otherwise the refusal roce
-//     must give, for every class mode, with why.
+//     must give, with why, for every class (UDP port, CoS, DSCP,
+//     Ethertype, with FCoE kept or not). Making all traffic lossless
+//     (link-level flow control on the ports, no class) attaches nothing
+//     under system qos, so it is planned on every configuration.
 var corpus7000 = map[string]struct {
 	release, modules string
 	refuse, why      string
@@ -159,16 +163,19 @@ func TestCorpusConfigsPlanTwice7000(t *testing.T) {
 		}
 		release := release7000(t, name, cfgs[name], row.release)
 		mods := modules7000(t, row.modules)
-		for _, mode := range []string{"udp_port", "cos", "dscp"} {
-			t.Run(name+"/"+mode, func(t *testing.T) {
+		for _, v := range []struct {
+			mode string
+			fcoe bool
+		}{{"udp_port", false}, {"cos", false}, {"dscp", false}, {"ethertype", false}, {"cos", true}, {"all", false}} {
+			t.Run(fmt.Sprintf("%s/%s/fcoe=%v", name, v.mode, v.fcoe), func(t *testing.T) {
 				cur, err := Parse(cfgs[name])
 				if err != nil {
 					t.Fatalf("parse: %v", err)
 				}
-				in := intentFor(t, "nexus7000", mode, "")
-				in.Modules = mods
+				in := intentFor(t, "nexus7000", v.mode, "")
+				in.Modules, in.FCoE = mods, v.fcoe
 				des, err := Render(in, cur)
-				if row.refuse != "" {
+				if row.refuse != "" && v.mode != "all" {
 					if err == nil || !strings.Contains(err.Error(), row.refuse) {
 						t.Fatalf("render (%s): %v, want the refusal %q", row.why, err, row.refuse)
 					}
