@@ -42,14 +42,13 @@ var corpus7000 = map[string]struct {
 	release, modules string
 	refuse, why      string
 }{
-	// The 7000's own configurations (README: NX-OSv 7000 and a 7010).
+	// The 7000's own configurations (README: NX-OSv 7000).
 	// None has a QoS object of its own; the plan adds roce's, and the
 	// routed managed ports keep their addresses.
 	"napalm-nxosv-n7k-7.3-checkpoint.cfg":  {modules: nxosv73Modules},
 	"napalm-nxosv-n7k-7.3-running.cfg":     {modules: nxosv73Modules},
 	"napalm-nxosv-n7k-7.3-startup.cfg":     {modules: nxosv73Modules},
 	"napalm-nxosv-n7k-7.3-running-cut.cfg": {modules: nxosv73Modules},
-	"ciscoconfparse-n7010-6.2.12.cfg":      {}, // its `show module` is not published: the lab's cards
 
 	// Configurations of other platforms whose attached network-qos policy
 	// is a user policy of their own: a 7000 has only its templates and
