@@ -47,7 +47,7 @@ func BenchmarkLoad100kLocals(b *testing.B) {
 
 // BenchmarkParse1MLocals is the floor under BenchmarkLoad1MLocals: what
 // Load does to the same file before evaluating anything (read it, check
-// its nesting, parse it with hclsyntax).
+// its nesting, parse it: in pieces, in parallel, see parse_split.go).
 func BenchmarkParse1MLocals(b *testing.B) {
 	benchParseLocals(b, 1_000_000)
 }
@@ -57,10 +57,19 @@ func BenchmarkParse100kLocals(b *testing.B) {
 	benchParseLocals(b, 100_000)
 }
 
-// localsPolicy writes a policy with n locals in a chain, whose last one
-// sets the class's CoS to 4, to a new directory, and returns the file.
+// localsPolicy writes localsSource(n) to a new directory and returns the
+// file.
 func localsPolicy(b *testing.B, n int) string {
-	dir := b.TempDir()
+	path := filepath.Join(b.TempDir(), "main.hcl")
+	if err := os.WriteFile(path, []byte(localsSource(n)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// localsSource is a policy with n locals in a chain, whose last one sets
+// the class's CoS to 4.
+func localsSource(n int) string {
 	var src strings.Builder
 	src.WriteString("locals {\n  l0 = 0\n")
 	for i := 1; i < n; i++ {
@@ -69,11 +78,7 @@ func localsPolicy(b *testing.B, n int) string {
 	src.WriteString("}\n")
 	fmt.Fprintf(&src, "lossless \"roce\" {\n  cos = local.l%d - %d + 4\n}\n", n-1, n-1)
 	src.WriteString(tailAll)
-	path := filepath.Join(dir, "main.hcl")
-	if err := os.WriteFile(path, []byte(src.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return path
+	return src.String()
 }
 
 func benchLocals(b *testing.B, n int) {

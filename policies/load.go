@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/rocefabric/roce/platforms"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -239,9 +238,10 @@ func (l *loader) parseDir() []hcl.Body {
 // parse parses one file. With a context it parses in a goroutine and
 // returns (ok = false, an Interrupted error recorded) as soon as the
 // context is done, so a signal during a long parse is honoured at once;
-// the abandoned parse only reads src and ends on its own.
+// the abandoned parse stops after the piece it is in (see parseSplitFile).
 func (l *loader) parse(src []byte, path string) (*hcl.File, hcl.Diagnostics, bool) {
-	if l.opts.Context == nil {
+	ctx := l.opts.Context
+	if ctx == nil {
 		f, diags := parseHCL(src, path)
 		return f, diags, true
 	}
@@ -251,23 +251,27 @@ func (l *loader) parse(src []byte, path string) (*hcl.File, hcl.Diagnostics, boo
 	}
 	done := make(chan parsed, 1)
 	go func() {
-		f, diags := parseHCL(src, path)
-		done <- parsed{f, diags}
+		if f, diags, stopped := parseSplitFile(ctx, src, path, defaultSplit); !stopped {
+			done <- parsed{f, diags}
+		}
 	}()
 	select {
 	case p := <-done:
 		return p.f, p.diags, true
-	case <-l.opts.Context.Done():
+	case <-ctx.Done():
 		l.interrupted()
 		return nil, nil, false
 	}
 }
 
-// parseHCL parses one file of native HCL syntax. hclsyntax directly, not
-// hclparse.Parser: every file is read and parsed once per Load, so the
-// parser's cache of files by name would only hold memory.
+// parseHCL parses one file of native HCL syntax: a file of a megabyte or
+// more in pieces in parallel (parse_split.go), with exactly the result of
+// one hclsyntax.ParseConfig call. hclsyntax directly, not hclparse.Parser:
+// every file is read and parsed once per Load, so the parser's cache of
+// files by name would only hold memory.
 func parseHCL(src []byte, path string) (*hcl.File, hcl.Diagnostics) {
-	return hclsyntax.ParseConfig(src, path, hcl.Pos{Line: 1, Column: 1, Byte: 0})
+	f, diags, _ := parseSplitFile(context.Background(), src, path, defaultSplit)
+	return f, diags
 }
 
 // single returns the only block of a kind, or nil; a second one is an error.

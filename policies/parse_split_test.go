@@ -3,6 +3,8 @@ package policies
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -267,5 +269,54 @@ func BenchmarkPlanSplit1MLocals(b *testing.B) {
 		if _, ok := planSplit(src, defaultSplit); !ok {
 			b.Fatal("not split")
 		}
+	}
+}
+
+// TestLoadBigPolicy: Load parses a policy over the split threshold in
+// pieces, and its errors are hclsyntax's own for the whole file: a local
+// defined again a megabyte later, and a syntax error, at their lines.
+func TestLoadBigPolicy(t *testing.T) {
+	const n = 40_000 // 1.1 MB
+	src := localsSource(n)
+	if len(src) < defaultSplit.minBytes {
+		t.Fatalf("the policy is %d bytes, below the split threshold", len(src))
+	}
+	if _, _, ok := trySplitParse(context.Background(), []byte(src), "main.hcl", defaultSplit); !ok {
+		t.Fatal("the policy is not parsed in pieces")
+	}
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"valid", src, ""},
+		{"redefined", strings.Replace(src, "  l39000 = local.l38999 + 1\n", "  l1 = 5\n", 1), "main.hcl:39002:3: Attribute redefined"},
+		{"syntax error", strings.Replace(src, "  l39000 = local.l38999 + 1\n", "  l39000 = local.l38999 +\n", 1), "main.hcl:39002:26: Invalid expression"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, _, diags := Load(dir, LoadOptions{Getenv: noEnv, Context: context.Background()})
+			if tc.want == "" {
+				if diags.HasErrors() {
+					t.Fatal(describeDiags(diags))
+				}
+				if got := f.Lossless[0].Match.CoS; len(got) != 1 || got[0] != 4 {
+					t.Fatalf("cos = %v, want [4]", got)
+				}
+				return
+			}
+			if len(diags) == 0 {
+				t.Fatal("no error")
+			}
+			_, whole := hclsyntax.ParseConfig([]byte(tc.src), filepath.Join(dir, "main.hcl"), hcl.InitialPos)
+			if got, want := describeDiags(diags), describeDiags(whole); got != want {
+				t.Fatalf("errors:\n%s\nwant hclsyntax's for the whole file:\n%s", got, want)
+			}
+			d := diags[0]
+			if got := fmt.Sprintf("%s:%d:%d: %s", filepath.Base(d.Subject.Filename), d.Subject.Start.Line, d.Subject.Start.Column, d.Summary); got != tc.want {
+				t.Fatalf("first error at %s, want %s", got, tc.want)
+			}
+		})
 	}
 }
