@@ -24,41 +24,47 @@ type localDef struct {
 // index by name, reporting blocks inside a locals block and names defined
 // twice (the first definition is kept).
 func (l *loader) localDefs(blocks hcl.Blocks) ([]localDef, map[string]int32) {
-	type key struct{ block, byte, at int32 } // files are at most 64 MiB
-	var all []localDef
-	var keys []key
-	add := func(block int, name string, expr hcl.Expression, rng hcl.Range) {
-		keys = append(keys, key{int32(block), int32(rng.Start.Byte), int32(len(all))})
-		all = append(all, localDef{name: name, expr: expr, nameRange: rng})
+	// A block's attributes come from a map: small keys pointing at them
+	// are sorted back into source order, and each definition is built
+	// once, in that order.
+	type key struct {
+		block, byte int32 // files are at most 64 MiB
+		syn         *hclsyntax.Attribute
+		gen         *hcl.Attribute
 	}
+	var keys []key
 	for bi, b := range blocks {
 		// The parser's own attribute map, when the body has no blocks:
 		// JustAttributes would copy every attribute into a second map.
 		if sb, ok := b.Body.(*hclsyntax.Body); ok && len(sb.Blocks) == 0 {
-			all, keys = slices.Grow(all, len(sb.Attributes)), slices.Grow(keys, len(sb.Attributes))
-			for n, a := range sb.Attributes {
-				add(bi, n, a.Expr, a.NameRange)
+			keys = slices.Grow(keys, len(sb.Attributes))
+			for _, a := range sb.Attributes {
+				keys = append(keys, key{block: int32(bi), byte: int32(a.NameRange.Start.Byte), syn: a})
 			}
 			continue
 		}
 		attrs, diags := b.Body.JustAttributes()
 		l.diags = append(l.diags, diags...)
-		for n, a := range attrs {
-			add(bi, n, a.Expr, a.NameRange)
+		for _, a := range attrs {
+			keys = append(keys, key{block: int32(bi), byte: int32(a.NameRange.Start.Byte), gen: a})
 		}
 	}
-	// A block's attributes come from a map: sort small keys back into
-	// source order rather than the definitions, which are six times larger.
 	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.block, b.block), cmp.Compare(a.byte, b.byte)) })
-	if len(all) > maxLocals {
-		l.diags = append(l.diags, errorDiag(all[keys[maxLocals].at].nameRange, "Too many local values",
-			fmt.Sprintf("The policy defines %d local values, more than the limit of %d; this is the first one over.", len(all), maxLocals)))
+	def := func(k key) localDef {
+		if k.syn != nil {
+			return localDef{name: k.syn.Name, expr: k.syn.Expr, nameRange: k.syn.NameRange}
+		}
+		return localDef{name: k.gen.Name, expr: k.gen.Expr, nameRange: k.gen.NameRange}
+	}
+	if len(keys) > maxLocals {
+		l.diags = append(l.diags, errorDiag(def(keys[maxLocals]).nameRange, "Too many local values",
+			fmt.Sprintf("The policy defines %d local values, more than the limit of %d; this is the first one over.", len(keys), maxLocals)))
 		return nil, nil
 	}
-	defs := make([]localDef, 0, len(all))
-	index := make(map[string]int32, len(all))
+	defs := make([]localDef, 0, len(keys))
+	index := make(map[string]int32, len(keys))
 	for _, k := range keys {
-		d := all[k.at]
+		d := def(k)
 		if prev, dup := index[d.name]; dup {
 			l.diags = append(l.diags, errorDiag(d.nameRange, "Duplicate local value",
 				fmt.Sprintf("local.%s is already defined at %s; remove one.", d.name, defs[prev].nameRange)))
