@@ -79,30 +79,51 @@ func Render(in Intent, current *Config) (*Config, error) {
 	return r.out, nil
 }
 
-// checkPortMTU refuses a lossless class whose MTU a managed port's own
-// `mtu` line (not roce's: set by hand on a routed port, or on any port of
-// a 7000) is below: the port would drop every RoCE frame longer than its
-// MTU, so the class would be lossless everywhere but there. The port's
-// MTU is someone else's decision, so roce names it instead of changing it.
-func (r *renderer) checkPortMTU() error {
-	want, name := 0, ""
+// classMTU returns the largest MTU of the intent's classes and the class
+// that has it (0 when no class sets one).
+func (r *renderer) classMTU() (want int, name string) {
 	for _, c := range r.in.Classes {
 		if c.MTU > want {
 			want, name = c.MTU, c.Name
 		}
 	}
+	return want, name
+}
+
+// checkPortMTU refuses a lossless class whose MTU a managed port's own
+// `mtu` line (not roce's: set by hand on a routed port, or on any port of
+// a 7000) is below: the port would drop every RoCE frame longer than its
+// MTU, so the class would be lossless everywhere but there. The port's
+// MTU is someone else's decision, so roce names it instead of changing it.
+// On a 7000 a Layer 2 port without an `mtu` line is at the default 1500
+// and roce sets it (interfaces, docs/nxos.md#port-mtu); that is refused
+// when the class MTU is above the system jumbomtu, the only value above
+// 1500 such a port takes.
+func (r *renderer) checkPortMTU() error {
+	want, name := r.classMTU()
 	if want == 0 {
 		return nil
 	}
+	jumbo, jumboErr := JumboMTU(r.cur) // read only for a 7000 Layer 2 port
 	for _, ifn := range r.in.Interfaces {
 		o := r.cur.Interface(ifn)
-		if o == nil {
-			continue
-		}
+		routed := o != nil && slices.Contains(o.Lines, "no switchport")
 		// On a 5000 an L2 port's frame size is the network-qos class MTU;
 		// its `mtu` line (printed as 1500 by `show running-config all`)
 		// only counts on a routed port.
-		if !r.p.Is7000() && !slices.Contains(o.Lines, "no switchport") {
+		if !r.p.Is7000() && !routed {
+			continue
+		}
+		l2 := r.p.Is7000() && !routed
+		if l2 && jumboErr != nil {
+			return jumboErr
+		}
+		if l2 && want > jumbo {
+			return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is a Layer 2 port of a Nexus 7000, whose MTU can only be 1500 or the system jumbomtu, here %d: it would drop every RoCE frame longer than %d bytes (docs/nxos.md#port-mtu). "+
+				"Fix one side: raise the switch's `system jumbomtu` to %d or more (at most 9216), or lower the class's mtu to %d or less",
+				name, want, ifn, jumbo, jumbo, want, jumbo)
+		}
+		if o == nil {
 			continue
 		}
 		for _, l := range o.Lines {
@@ -110,11 +131,18 @@ func (r *renderer) checkPortMTU() error {
 			if len(f) != 2 || f[0] != "mtu" {
 				continue
 			}
-			if n, err := strconv.Atoi(f[1]); err == nil && n < want {
-				return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is configured with mtu %d: it would drop every RoCE frame longer than %d bytes. "+
-					"Fix one side: raise the port's mtu to %d (it is not roce's to change), or lower the class's mtu, or leave %s out of the switch's interfaces",
-					name, want, ifn, n, n, want, ifn)
+			n, err := strconv.Atoi(f[1])
+			if err != nil || n >= want {
+				continue
 			}
+			if l2 {
+				return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is configured with mtu %d: it would drop every RoCE frame longer than %d bytes. "+
+					"Fix one side: raise the port's mtu to %d, the system jumbomtu (a Layer 2 port of a Nexus 7000 takes only 1500 or that, docs/nxos.md#port-mtu; the line is not roce's to change), or lower the class's mtu, or leave %s out of the switch's interfaces",
+					name, want, ifn, n, n, jumbo, ifn)
+			}
+			return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is configured with mtu %d: it would drop every RoCE frame longer than %d bytes. "+
+				"Fix one side: raise the port's mtu to %d (it is not roce's to change), or lower the class's mtu, or leave %s out of the switch's interfaces",
+				name, want, ifn, n, n, want, ifn)
 		}
 	}
 	return nil
@@ -452,7 +480,7 @@ func (r *renderer) attach(want []ServicePolicy) {
 }
 
 // interfaces sets PFC (or link-level flow control for all-traffic) on the
-// managed ports.
+// managed ports, and on a 7000 the MTU of Layer 2 ports that have none.
 func (r *renderer) interfaces() {
 	var want []string
 	drop := []string{}
@@ -470,6 +498,15 @@ func (r *renderer) interfaces() {
 	for i, w := range want {
 		wantKeys[i] = lineKey(w)
 	}
+	// A Nexus 7000 Layer 2 port frames at its own MTU, 1500 unless it has
+	// an `mtu` line (docs/nxos.md#port-mtu): a port without one gets the
+	// system jumbomtu, the only larger value it takes (checkPortMTU has
+	// refused a class above it). A port's own `mtu` line is never changed.
+	portMTU := ""
+	if cm, _ := r.classMTU(); r.p.Is7000() && cm > DefaultPortMTU {
+		j, _ := JumboMTU(r.cur) // checked by checkPortMTU
+		portMTU = "mtu " + strconv.Itoa(j)
+	}
 	for _, ifn := range r.in.Interfaces {
 		o := r.out.Interface(ifn)
 		if o == nil {
@@ -484,8 +521,14 @@ func (r *renderer) interfaces() {
 		for i, w := range want {
 			o.Lines = setLine(o.Lines, wantKeys[i], w)
 		}
+		if portMTU != "" && !slices.Contains(o.Lines, "no switchport") && !slices.ContainsFunc(o.Lines, isMTULine) {
+			o.Lines = append(o.Lines, portMTU)
+		}
 	}
 }
+
+// isMTULine reports an interface's `mtu N` line.
+func isMTULine(l string) bool { return lineKey(l) == "mtu" }
 
 // cosList prints a CoS/DSCP list the way it is typed: runs as a-b.
 func cosList(v []int) string {

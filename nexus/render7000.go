@@ -177,3 +177,68 @@ func mtuOf(actions []string) int {
 	}
 	return 0
 }
+
+// Port MTU on a Nexus 7000 (docs/nxos.md#port-mtu): a Layer 2 port frames
+// at its own `mtu`, 1500 by default, and takes only 1500 or the system
+// jumbomtu, 9216 unless `system jumbomtu N` says otherwise. Sources: the
+// MadNetworks blog "MTU–Nexus 7000" (2014-10, a real N7K's show interface,
+// refusal and `mtu ?` range) and Cisco TechNote 118994 (Configure and
+// Verify Maximum Transmission Unit on Nexus Platforms).
+const (
+	DefaultPortMTU  = 1500
+	DefaultJumboMTU = 9216
+)
+
+// JumboMTU returns the system jumbomtu of a Nexus 7000 configuration: the
+// `system jumbomtu N` line, else the default 9216 (running-config omits
+// it then). NX-OSv 7000 prints `system jumbomtu 0` (NAPALM's captures in
+// testdata/corpus/config): a value below 1500 leaves Layer 2 ports at
+// 1500. A line whose value is not a number 0-9216 is refused.
+func JumboMTU(c *Config) (int, error) {
+	j := DefaultJumboMTU
+	for _, o := range c.Objects {
+		if o.Kind != KindRaw {
+			continue
+		}
+		f := strings.Fields(o.Header)
+		if len(f) < 2 || f[0] != "system" || f[1] != "jumbomtu" {
+			continue
+		}
+		n, err := 0, error(nil)
+		if len(f) == 3 {
+			n, err = strconv.Atoi(f[2])
+		}
+		if len(f) != 3 || err != nil || n < 0 || n > DefaultJumboMTU {
+			return 0, fmt.Errorf("nexus: the configuration's %q is not `system jumbomtu N` with N at most 9216; correct it on the switch and plan again", strings.TrimSpace(o.Header))
+		}
+		j = n
+	}
+	return j, nil
+}
+
+// PortMTURefusal is what a Nexus 7000 answers to `mtu N` typed on Layer 2
+// port ifname (no `no switchport`) of cfg: only 1500 and the system
+// jumbomtu are taken, anything else is refused with the switch's error
+// line. It returns nil for every other line, port or platform, and for a
+// configuration whose jumbomtu cannot be read (JumboMTU's error is the
+// planner's to report).
+func PortMTURefusal(p Platform, cfg *Config, ifname, line string) *CLIError {
+	if !p.Is7000() {
+		return nil
+	}
+	f := strings.Fields(line)
+	if len(f) != 2 || !strings.HasPrefix("mtu", strings.ToLower(f[0])) || len(f[0]) < 2 {
+		return nil
+	}
+	if o := cfg.Interface(ifname); o != nil && slices.Contains(o.Lines, "no switchport") {
+		return nil // a routed port takes 576-9216
+	}
+	j, err := JumboMTU(cfg)
+	if err != nil {
+		return nil
+	}
+	if n, err := strconv.Atoi(f[1]); err != nil || n == DefaultPortMTU || n == j {
+		return nil // not a number: the grammar's to answer
+	}
+	return cliErrorf("ERROR: " + ifname + ": MTU on L2 interfaces can only be set to default or system-jumboMTU")
+}
