@@ -3,8 +3,12 @@ package policies
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -134,37 +138,7 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool,
 	// it refers to), then both directions in compressed form: deps[i] are
 	// dep[depAt[i]:depAt[i+1]], users[d] are user[userAt[d]:userAt[d+1]].
 	// Flat slices keep this linear with a handful of allocations.
-	type edge struct{ from, to int32 }
-	var edges []edge
-	// whole: the locals that refer to the bare local object, where they do.
-	// Refused, as Terraform does: such a local would depend on every other
-	// one, and a policy of n of them would take n² steps.
-	whole := map[int32]hcl.Range{}
-	lastUser := make([]int32, n) // i+1 once defs[i] listed d
-	for i, d := range defs {
-		for _, t := range d.expr.Variables() {
-			if t.RootName() != "local" {
-				continue
-			}
-			if len(t) < 2 {
-				if _, seen := whole[int32(i)]; !seen {
-					whole[int32(i)] = t.SourceRange()
-				}
-				continue
-			}
-			a, ok := t[1].(hcl.TraverseAttr)
-			if !ok {
-				continue
-			}
-			to, declared := index[a.Name]
-			if !declared || lastUser[to] == int32(i)+1 {
-				continue // an unknown local is reported when evaluated
-			}
-			lastUser[to] = int32(i) + 1
-			edges = append(edges, edge{int32(i), to})
-		}
-	}
-	lastUser = nil
+	edges, whole := localEdges(defs, index)
 	depAt, dep := make([]int32, n+1), make([]int32, len(edges))
 	userAt, user := make([]int32, n+1), make([]int32, len(edges))
 	for _, e := range edges {
@@ -252,6 +226,78 @@ func (l *loader) locals(blocks hcl.Blocks, vars cty.Value, need map[string]bool,
 		}
 	}
 	return cty.ObjectVal(out)
+}
+
+// localEdge is a reference from local from to local to (indexes in defs).
+type localEdge struct{ from, to int32 }
+
+// localEdges lists the references between locals: for each local, in
+// order, the declared locals it names (each once), and in whole the
+// locals that use the bare local object, where they do (refused, as
+// Terraform does: such a local would depend on every other one, and a
+// policy of n of them would take n² steps). References to undeclared
+// locals are left out: they are reported when evaluated. The expressions
+// are walked in parallel, in ranges of locals whose results are put back
+// in order, so the result is the same as one walk's.
+func localEdges(defs []localDef, index map[string]int32) ([]localEdge, map[int32]hcl.Range) {
+	const per = 16 << 10 // locals per range
+	n := len(defs)
+	type part struct {
+		edges []localEdge
+		whole map[int32]hcl.Range
+	}
+	parts := make([]part, (n+per-1)/per)
+	walk := func(p int, lastUser []int32) {
+		out := part{whole: map[int32]hcl.Range{}}
+		for i := p * per; i < min(n, (p+1)*per); i++ {
+			for _, t := range defs[i].expr.Variables() {
+				if t.RootName() != "local" {
+					continue
+				}
+				if len(t) < 2 {
+					if _, seen := out.whole[int32(i)]; !seen {
+						out.whole[int32(i)] = t.SourceRange()
+					}
+					continue
+				}
+				a, ok := t[1].(hcl.TraverseAttr)
+				if !ok {
+					continue
+				}
+				to, declared := index[a.Name]
+				if !declared || lastUser[to] == int32(i)+1 {
+					continue
+				}
+				lastUser[to] = int32(i) + 1 // i+1 once defs[i] listed to
+				out.edges = append(out.edges, localEdge{int32(i), to})
+			}
+		}
+		parts[p] = out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lastUser := make([]int32, n)
+			for p := int(next.Add(1) - 1); p < len(parts); p = int(next.Add(1) - 1) {
+				walk(p, lastUser)
+			}
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, p := range parts {
+		total += len(p.edges)
+	}
+	edges := make([]localEdge, 0, total)
+	whole := map[int32]hcl.Range{}
+	for _, p := range parts {
+		edges = append(edges, p.edges...)
+		maps.Copy(whole, p.whole)
+	}
+	return edges, whole
 }
 
 // localScope is the local object one local is evaluated with: only the
