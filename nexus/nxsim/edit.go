@@ -11,7 +11,7 @@ func (sw *Switch) enterConfig(s *session) {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	s.ed = nexus.NewEditor(sw.cfg, sw.platform, sw.modules)
-	s.gen = sw.gen
+	s.gen, s.iface = sw.gen, ""
 }
 
 // edit applies one configuration line to the running config. A session
@@ -25,16 +25,45 @@ func (sw *Switch) edit(s *session, cmd string) error {
 	defer sw.mu.Unlock()
 	if s.ed == nil || s.gen != sw.gen {
 		s.ed = nexus.NewEditor(sw.cfg, sw.platform, sw.modules)
-		s.gen = sw.gen
+		s.gen, s.iface = sw.gen, ""
 	}
 	if ce := nexus.ReleaseRefusal(cmd, sw.platform, sw.version.OS); ce != nil {
 		return ce
 	}
+	if s.ed.Mode() == "config-if" && s.iface != "" {
+		// A 7000 Layer 2 port takes only 1500 or the system jumbomtu
+		// (docs/nxos.md#port-mtu, from the MadNetworks blog "MTU–Nexus
+		// 7000": "ERROR: Ethernet3/9: MTU on L2 interfaces can only be
+		// set to default or system-jumboMTU").
+		if ce := nexus.PortMTURefusal(sw.platform, sw.cfg, s.iface, cmd); ce != nil {
+			return ce
+		}
+	}
 	err := s.ed.Line(cmd)
+	if err == nil {
+		s.iface = trackInterface(s.ed.Mode(), cmd, s.iface)
+	}
 	if !s.ed.InConfig() {
-		s.ed = nil
+		s.ed, s.iface = nil, ""
 	}
 	return err
+}
+
+// trackInterface returns the port config-if mode edits after a line the
+// Editor took: the port of an `interface X` line (any abbreviation, typed
+// in any mode) that ends in config-if, the same port for the port's own
+// commands, none in any other mode.
+func trackInterface(mode, cmd, cur string) string {
+	if mode != "config-if" {
+		return ""
+	}
+	f := strings.Fields(cmd)
+	if len(f) >= 2 && len(f[0]) >= 2 && strings.HasPrefix("interface", strings.ToLower(f[0])) {
+		if n, ok := nexus.CanonicalInterface(strings.Join(f[1:], "")); ok {
+			return n
+		}
+	}
+	return cur
 }
 
 // countConfigLine counts one configuration line and reports whether the

@@ -19,8 +19,9 @@ type session struct {
 	user string
 	pty  bool // a terminal was requested: echo input, CRLF line ends
 
-	ed  *nexus.Editor // nil while in exec mode
-	gen uint64        // the switch config generation ed was built on
+	ed    *nexus.Editor // nil while in exec mode
+	gen   uint64        // the switch config generation ed was built on
+	iface string        // the port config-if mode edits (trackInterface)
 }
 
 func newSession(sw *Switch, conn io.Closer, ch io.ReadWriter, user string) *session {
