@@ -122,6 +122,37 @@ func TestCorpusShowInventory(t *testing.T) {
 			map[int]InventoryItem{3: {Name: "Slot 3", Descr: "1/10 Gbps Ethernet Module", PID: "N7K-F248XP-25E", VID: "V01", SN: "JAF1717AAND"}}},
 		{"ntc-inventory-mixed.txt", 11, InventoryItem{Name: "Chassis", Descr: "Nexus9000 C9396PX Chassis", PID: "N9K-C9396PX", VID: "V02", SN: "SAL1819S6LU"},
 			map[int]InventoryItem{10: {Name: "Slot 35", Descr: "Nexus7000 C7009 (9 Slot) Chassis Fan Module", PID: "N7K-C7009-FAN", VID: "V00", SN: "JAF1433DDEJ"}}},
+		// A Nexus 7706 whose output starts at the fan trays (no Chassis
+		// entry) and lists two FEX 2248TP-E; fans print "VID: N/A , SN: N/A"
+		// and the FEX chassis DESCR keeps its two inner blanks.
+		{"genie-inventory-n7706.txt", 10, InventoryItem{Name: "Slot 38", Descr: "Nexus7700 C7706 (6 Slot) Chassis Fan Module", PID: "N77-C7706-FAN", VID: "V01", SN: "DCH212300ZQ"},
+			map[int]InventoryItem{
+				2: {Name: "FEX 106 CHASSIS", Descr: "N2K-C2248TP-E-1GE  CHASSIS", PID: "N2K-C2248TP-E-1GE", VID: "V03", SN: "FOX2129PR28"},
+				4: {Name: "FEX 106 Fan 1", Descr: "Fabric Extender Fan module", PID: "N2K-C2248-FAN", VID: "N/A", SN: "N/A"},
+				6: {Name: "FEX 106 Power Supply 2", Descr: "Fabric Extender AC power supply", PID: "N2200-PAC-400W", VID: "V06", SN: "DCA21265681"},
+				9: {Name: "FEX 108 Fan 1", Descr: "Fabric Extender Fan module", PID: "N2K-C2248-FAN", VID: "N/A", SN: "N/A"},
+			}},
+		// A Nexus 9396PX with 7009 power/fan entries in the older layout
+		// (one blank before DESCR and VID, no padding, a line holding one
+		// blank between items) and unquoted transceiver names.
+		{"ntc-inventory1.txt", 14, InventoryItem{Name: "Chassis", Descr: "Nexus9000 C9396PX Chassis", PID: "N9K-C9396PX", VID: "V02", SN: "SAL1819S6LU"},
+			map[int]InventoryItem{
+				8:  {Name: "Slot 33", Descr: "Nexus7000 C7009 (9 Slot) Chassis Power Supply", PID: "N7K-AC-6.0KW", VID: "V01", SN: "DTM141600XT"},
+				12: {Name: "Ethernet1/47", Descr: "CISCO", PID: "1000base-LH", VID: "RTXM191-404-C88", SN: "ACW315000AD"},
+				13: {Name: "Ethernet1/48", Descr: "CISCO-AVAGO", PID: "10Gbase-LR", VID: "SFCT-739SMZ", SN: "AVD2219K9AO"},
+			}},
+		// A Nexus 93180YC-EX with 52 third-party transceivers whose PID is
+		// empty (the part number is in VID).
+		{"ntc-inventory2.txt", 60, InventoryItem{Name: "Chassis", Descr: "Nexus9000 93180YC-EX chassis", PID: "N9K-C93180YC-EX", VID: "V03", SN: "FDO223607FK"},
+			map[int]InventoryItem{
+				7:  {Name: "Fan 4", Descr: "Nexus9000 93180YC-EX chassis Fan Module", PID: "NXA-FAN-30CFM-F", VID: "V01", SN: "N/A"},
+				8:  {Name: "Ethernet1/1", Descr: "FiberStore", PID: "", VID: "SFP-10GSR-85", SN: "G1804088868"},
+				44: {Name: "Ethernet1/37", Descr: "FS", PID: "", VID: "SFP-10GSR-85", SN: "C2004051466"},
+				59: {Name: "Ethernet1/54", Descr: "CISCO-AVAGO", PID: "QSFP-40G-SR-BD", VID: "AFBR-79EBPZ-CS2", SN: "AVM2211U2VW"},
+			}},
+		// A Nexus 9000v: empty VID, no blank line between items.
+		{"ntc-inventory3.txt", 3, InventoryItem{Name: "Chassis", Descr: "Nexus9000 C9300v Chassis", PID: "N9K-C9300v", VID: "", SN: "9UGOPLT5M69"},
+			map[int]InventoryItem{2: {Name: "Slot 27", Descr: "Supervisor Module", PID: "N9K-vSUP", VID: "", SN: "986DSNYNRXN"}}},
 	}
 	for _, tt := range tests {
 		for variant, text := range noisy(corpusShow(t, tt.file)) {
@@ -141,6 +172,34 @@ func TestCorpusShowInventory(t *testing.T) {
 				again, err := ParseShowInventory(FormatShowInventory(got))
 				if err != nil || len(again) != len(got) || again[0] != got[0] {
 					t.Fatalf("round trip: %+v %v", again, err)
+				}
+			})
+		}
+	}
+}
+
+// The ntc-templates samples of `show inventory` parse to every entry
+// ntc-templates' maintainers recorded for them, in order.
+func TestCorpusShowInventoryNTC(t *testing.T) {
+	for _, base := range []string{"ntc-inventory1", "ntc-inventory2", "ntc-inventory3"} {
+		want := ntcExpected(t, base+".yml")
+		if len(want) == 0 {
+			t.Fatalf("%s.yml: no parsed_sample", base)
+		}
+		for variant, text := range noisy(corpusShow(t, base+".txt")) {
+			t.Run(base+"/"+variant, func(t *testing.T) {
+				got, err := ParseShowInventory(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%d items, ntc-templates recorded %d", len(got), len(want))
+				}
+				for i, w := range want {
+					wi := InventoryItem{Name: w["name"], Descr: w["descr"], PID: w["pid"], VID: w["vid"], SN: w["sn"]}
+					if got[i] != wi {
+						t.Errorf("item %d: %+v, want %+v", i, got[i], wi)
+					}
 				}
 			})
 		}
