@@ -24,7 +24,8 @@ import (
 // own on-open (terminal width and length) and on-close, its own prompt
 // patterns and failed-when-contains list, the standard (x/crypto) SSH
 // transport, password auth and strict host-key checking against a
-// known_hosts file. None of roce's overrides (providers/nxos/conn.go,
+// known_hosts file (scrapligo's default; its README example turns it off,
+// a careful user does not). None of roce's overrides (providers/nxos/conn.go,
 // batch.go) apply here. Output is parsed with scrapligo's
 // response.TextFsmParse (gotextfsm) and the same ntc-templates netmiko uses
 // (testdata/ntc-templates). Python scrapli is not packaged by Debian, so
