@@ -15,8 +15,11 @@ import (
 	"github.com/scrapli/scrapligo/driver/options"
 	"github.com/scrapli/scrapligo/platform"
 	"github.com/scrapli/scrapligo/response"
+	"github.com/scrapli/scrapligo/transport"
 	"github.com/scrapli/scrapligo/util"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/rocefabric/roce/internal/testenv"
 )
 
 // scrapligo (the Go scrapli) as a third-party client, the way its README
@@ -33,12 +36,35 @@ import (
 
 const scrapliPassword = "interop-pw"
 
-// stockScrapligo opens srv with scrapligo's unmodified cisco_nxos driver.
+// stockScrapligo opens srv with scrapligo's unmodified cisco_nxos driver
+// over the standard (x/crypto) transport.
 func stockScrapligo(t *testing.T, srv *Server) *network.Driver {
 	t.Helper()
+	return stockScrapligoOver(t, srv, transport.StandardTransport)
+}
+
+// stockScrapligoOver opens srv with the stock driver over transportType:
+// "standard" (x/crypto) or "system" (scrapligo's default: the OpenSSH
+// client on PATH, authenticating in the channel).
+func stockScrapligoOver(t *testing.T, srv *Server, transportType string) *network.Driver {
+	t.Helper()
+	d, err := openStock(t, srv, transportType, knownhosts.Line([]string{knownhosts.Normalize(srv.Addr())}, srv.Switch().HostKey()))
+	if err != nil {
+		t.Fatalf("scrapligo could not open the simulator (stock cisco_nxos on-open: terminal width 511, terminal length 0): %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+// openStock opens srv with the stock driver over transportType, trusting
+// the host keys of the known_hosts line given.
+func openStock(t *testing.T, srv *Server, transportType, knownHostsLine string) (*network.Driver, error) {
+	t.Helper()
+	if transportType == transport.SystemTransport {
+		testenv.Tool(t, "ssh", "apt-get install openssh-client")
+	}
 	kh := filepath.Join(t.TempDir(), "known_hosts")
-	line := knownhosts.Line([]string{knownhosts.Normalize(srv.Addr())}, srv.Switch().HostKey())
-	if err := os.WriteFile(kh, []byte(line+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(kh, []byte(knownHostsLine+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	host, portS, _ := strings.Cut(srv.Addr(), ":")
@@ -47,7 +73,7 @@ func stockScrapligo(t *testing.T, srv *Server) *network.Driver {
 		t.Fatal(err)
 	}
 	p, err := platform.NewPlatform(platform.CiscoNxos, host,
-		options.WithTransportType("standard"), options.WithPort(port),
+		options.WithTransportType(transportType), options.WithPort(port),
 		options.WithAuthUsername("admin"), options.WithAuthPassword(scrapliPassword),
 		options.WithSSHKnownHostsFile(kh), options.WithTimeoutOps(20*time.Second))
 	if err != nil {
@@ -57,11 +83,31 @@ func stockScrapligo(t *testing.T, srv *Server) *network.Driver {
 	if err != nil {
 		t.Fatalf("scrapligo cisco_nxos driver: %v", err)
 	}
-	if err := d.Open(); err != nil {
-		t.Fatalf("scrapligo could not open the simulator (stock cisco_nxos on-open: terminal width 511, terminal length 0): %v", err)
+	return d, d.Open()
+}
+
+// With strict host-key checking (scrapligo's default), a switch whose key
+// is not the one known_hosts lists for its address is refused by both
+// transports before any command is sent.
+func TestScrapligoStockRefusesWrongHostKey(t *testing.T) {
+	srv := startServer(t, Options{Platform: "nexus5000", Hostname: "leaf1", Users: map[string]string{"admin": scrapliPassword}})
+	other := startServer(t, Options{Platform: "nexus5000", Hostname: "leaf2", Users: map[string]string{"admin": scrapliPassword}})
+	wrong := knownhosts.Line([]string{knownhosts.Normalize(srv.Addr())}, other.Switch().HostKey())
+	for _, tr := range []string{transport.SystemTransport, transport.StandardTransport} {
+		t.Run(tr, func(t *testing.T) {
+			d, err := openStock(t, srv, tr, wrong)
+			if err == nil {
+				_ = d.Close()
+				t.Fatalf("scrapligo (%s) opened a switch whose host key known_hosts does not list", tr)
+			}
+			if srv.Switch().RoundTrips() != 0 {
+				t.Errorf("%s: the switch read %d turns of input from a client that should have refused its key", tr, srv.Switch().RoundTrips())
+			}
+			if tr == transport.StandardTransport && !strings.Contains(err.Error(), "knownhosts: key mismatch") {
+				t.Errorf("standard transport: %v, want x/crypto's known_hosts key mismatch", err)
+			}
+		})
 	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d
 }
 
 // ntcTemplate is the path of a vendored ntc-templates template.
@@ -113,15 +159,25 @@ func wantFields(t *testing.T, what string, rec map[string]any, want map[string]s
 // `| json`): show version, show interface, show inventory and show module
 // parse with the ntc-templates to what a person reads from them; show
 // class-map, show policy-map and `| include` answer in the switch's
-// layout; `| json` decodes.
+// layout; `| json` decodes. Over both of scrapligo's SSH transports: its
+// default "system" (the OpenSSH client, host key checked with
+// StrictHostKeyChecking=yes against the known_hosts file) and "standard".
 func TestScrapligoStockShowCommands5000(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join("testdata", "interop", "startup-5k.cfg"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, Options{Platform: "nexus5000", Hostname: "leaf1", Version: "7.3(0)N1(1)", StartupConfig: string(cfg),
-		Users: map[string]string{"admin": scrapliPassword}})
-	d := stockScrapligo(t, srv)
+	for _, tr := range []string{transport.SystemTransport, transport.StandardTransport} {
+		t.Run(tr, func(t *testing.T) {
+			srv := startServer(t, Options{Platform: "nexus5000", Hostname: "leaf1", Version: "7.3(0)N1(1)", StartupConfig: string(cfg),
+				Users: map[string]string{"admin": scrapliPassword}})
+			showCommands5000(t, stockScrapligoOver(t, srv, tr))
+		})
+	}
+}
+
+func showCommands5000(t *testing.T, d *network.Driver) {
+	t.Helper()
 
 	if p, err := d.GetPrompt(); err != nil || strings.TrimSpace(p) != "leaf1#" {
 		t.Errorf("prompt %q (%v), want leaf1#", p, err)
