@@ -88,6 +88,21 @@ func TestCorpusShowVersion(t *testing.T) {
 			ResetReason: "Reset Requested by CLI command reload",
 			LastReset:   time.Date(2016, 7, 19, 17, 46, 55, 878023000, time.UTC),
 		}, "nexus7000"},
+		// A Nexus 7009 with a Supervisor 2 on an 8.1(1) engineering build:
+		// "[build 8.1(0.129)] [gdb]" after the version, images on slot0:,
+		// the board ID is the supervisor's (the chassis's serial in `show
+		// inventory` differs), a "System version:" of the release before
+		// the reload. nxsim's 7000 BIOS, memory, board ID and bootflash
+		// come from this output (nxsim/facts.go).
+		{"genie-version-n7009-sup2-8.1.1.txt", VersionReport{
+			Version: Version{Platform: "Nexus7000", Chassis: `C7009 (9 Slot) Chassis ("Supervisor Module-2")`, OS: "8.1(1)", Kickstart: "8.1(1)", Image: "slot0:///n7000-s2-dk10.34.1.0.129.gbin"},
+			BIOS:    "2.12.0", KickstartImage: "slot0:///n7000-s2-kickstart.10.81.0.129.gbin",
+			Hardware: `Nexus7000 C7009 (9 Slot) Chassis ("Supervisor Module-2")`, CPU: "Intel(R) Xeon(R) CPU         with 32938744 kB of memory.",
+			Serial: "JAF1708AAKL", DeviceName: "PE1", Bootflash: "2007040 kB",
+			Uptime:      53*time.Minute + 5*time.Second,
+			ResetReason: "Reset Requested by CLI command reload",
+			LastReset:   time.Date(2017, 4, 19, 10, 23, 31, 885982000, time.UTC),
+		}, "nexus7000"},
 	}
 	for _, tt := range tests {
 		for variant, text := range noisy(corpusShow(t, tt.file)) {
