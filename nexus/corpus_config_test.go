@@ -45,6 +45,10 @@ var busyCoS = map[string]struct {
 // class-fcoe and four user groups, docs/nxos.md#qos).
 var fullConfigs = map[string]string{
 	"mierdin-n5k-sample-qos-configuration.cfg": "no free qos-group on nexus5000 (user groups [2 3 4 5], in use [0 1 2 3 4 5])",
+	// Not full: managed port Ethernet1/1 has its own type qos input
+	// policy, which bypasses system qos (TestOverlapCorpusPortPolicy
+	// plans it with other ports).
+	"batfish-nxos_interface_properties.cfg": "managed port Ethernet1/1 has its own type qos input policy pm_qos_in",
 }
 
 // withPriority returns in with every class's priority (and CoS match)

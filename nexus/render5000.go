@@ -35,6 +35,9 @@ func (r *renderer) render5000() error {
 	if err := r.checkOverlaps(classes, carQoS); err != nil {
 		return err
 	}
+	if err := r.checkAttachedQoS(classes); err != nil {
+		return err
+	}
 	carNQ := r.carried(TypeNetworkQoS, "")
 	carQ := r.carried(TypeQueuing, "output")
 	if r.in.FCoE {
@@ -170,7 +173,10 @@ func (r *renderer) classify(c *policies.Lossless) ([]string, bool, error) {
 }
 
 // allocateGroups gives each class a qos-group from the free user groups:
-// the one it already has when still free, else the lowest free one.
+// the one it already has when still free, else the lowest free one. A
+// group is in use when a foreign class of the policies under system qos
+// sets or matches it, or one of a policy attached anywhere else
+// (attachedGroups).
 func (r *renderer) allocateGroups(classes []*policies.Lossless, carQoS, carNQ, carQ []*PolicyClass) ([]int, error) {
 	used := map[int]bool{0: true}
 	for _, c := range carQoS {
@@ -202,6 +208,11 @@ func (r *renderer) allocateGroups(classes []*policies.Lossless, carQoS, carNQ, c
 	}
 	if r.in.FCoE {
 		used[fcoeQoSGroup] = true
+	}
+	// Groups of the policies attached to interfaces and VLANs: their
+	// packets carry them whatever system qos says.
+	for g := range r.attachedGroups() {
+		used[g] = true
 	}
 	free := slices.Clone(r.p.Caps.UserQoSGroups)
 	if r.p.Caps.QoSGroup1WithoutFCoE && !r.in.FCoE && !used[fcoeQoSGroup] {
