@@ -22,10 +22,17 @@ import (
 // inside blocks of commands roce does not model (kept verbatim, in order).
 // Blank lines are not configuration and are dropped.
 //
+// A banner (`banner motd #` … `#`) is read as the switch reads it: its
+// text runs to the closing delimiter, and `!`/`#` lines inside it are
+// text; it prints back as it came. The free text some commands end with
+// (description, remark, snmp-server location, …) may hold anything.
+//
 // Lines NX-OS would reject outright are errors that name their 1-based
-// line: template placeholders ({{ … }}, <name>), an indented line outside
-// any block, a header without its name, an object or class defined twice.
-// Check adds what depends on the platform (ranges, references).
+// line: template placeholders ({{ … }}, ${ }, and <name> outside free
+// text), an indented line outside any block, a header without its name,
+// a banner never closed. A refused header takes its block with it: its
+// lines are not reported again. Check adds what depends on the platform
+// (ranges, references).
 func Parse(text string) (*Config, error) {
 	c, _, err := parse(text)
 	return c, err
@@ -53,15 +60,41 @@ func parse(text string) (*Config, []srcLine, error) {
 	childIndent := -1        // indentation of the open block's (or class's) first line
 	rawEnters := false       // the open raw block's header enters a sub-mode
 	seen := map[string]int{} // object key → index in c.Objects
-	indented := false        // some configuration line is indented: not a flat file
-	for _, l := range lines {
+	refused := -1            // indentation of a refused header whose block is skipped, or -1
+	banners, bannerErrs := bannerSpans(lines)
+	indented := false // some configuration line is indented: not a flat file
+	for i := 0; i < len(lines); i++ {
+		if end, ok := banners[i]; ok {
+			i = end // a banner's text is not configuration
+			continue
+		}
+		l := lines[i]
 		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "#") && leadingSpace(l) > 0 {
 			indented = true
 			break
 		}
 	}
-	for i, raw := range lines {
+	for i := 0; i < len(lines); i++ {
+		raw := lines[i]
 		n := i + 1
+		if end, ok := banners[i]; ok {
+			// A banner is read as the switch reads it: its text runs to
+			// the closing delimiter, whatever the lines hold (a `#` or
+			// `!` line is text, not a comment), and it prints back as
+			// it came.
+			o := &Object{Kind: KindRaw, Header: strings.TrimSpace(raw)}
+			o.Lines = append(o.Lines, lines[i+1:end+1]...)
+			for j := i; j <= end; j++ {
+				if p := templatePlaceholder(lines[j]); p != "" {
+					errs = append(errs, placeholderError(j+1, p, strings.TrimSpace(lines[j])))
+				}
+			}
+			c.Objects = append(c.Objects, o)
+			src = append(src, srcLine{n: n, text: o.Header, top: true, raw: true, obj: len(c.Objects) - 1})
+			cur, cls, refused = nil, nil, -1
+			i = end
+			continue
+		}
 		raw = strings.TrimRight(raw, " \t")
 		text := strings.TrimSpace(raw)
 		if text == "" {
@@ -79,12 +112,27 @@ func parse(text string) (*Config, []srcLine, error) {
 			cur, cls = nil, nil
 			continue
 		}
-		if p := placeholder(text); p != "" {
-			errs = append(errs, fmt.Errorf("line %d: %q is a template placeholder, not a value; NX-OS rejects the line %q (fill the template in first)", n, p, text))
-			continue
-		}
 		indent := leadingSpace(raw)
 		f := strings.Fields(text)
+		if refused >= 0 {
+			// The lines of a block whose header was refused: the one
+			// error already names the problem. A placeholder in them is
+			// another problem and is still reported.
+			if indent > refused || (!indented && !opensBlock(f) && !isTopLevel(f)) {
+				if p := placeholder(text); p != "" {
+					errs = append(errs, placeholderError(n, p, text))
+				}
+				continue
+			}
+			refused = -1
+		}
+		if p := placeholder(text); p != "" {
+			errs = append(errs, placeholderError(n, p, text))
+			if cur == nil || opensBlock(f) || (indented && indent <= curIndent) || (!indented && !childOf(cur, cls != nil, f)) {
+				refused, cur, cls = indent, nil, nil // its block goes with it
+			}
+			continue
+		}
 		top := cur == nil
 		if !top {
 			switch {
@@ -113,7 +161,7 @@ func parse(text string) (*Config, []srcLine, error) {
 			o, err := parseHeader(text)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("line %d: %w", n, err))
-				cur = nil
+				cur, refused = nil, indent
 				continue
 			}
 			if o.Kind == KindRaw {
@@ -167,15 +215,28 @@ func parse(text string) (*Config, []srcLine, error) {
 			cur.Lines = append(cur.Lines, text)
 		}
 	}
+	errs = append(errs, bannerErrs...)
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
 	return c, src, nil
 }
 
-// placeholder returns the template placeholder in a line ("{{ cos }}",
-// "<name>", "${var}"), or "".
+// placeholder returns the template placeholder in a configuration line
+// ("{{ cos }}", "{% if %}", "${var}", "<name>"), or "". The {{ }}, {% %}
+// and ${ } forms are placeholders wherever they are; a <name> is one
+// only outside the free text some commands end with (a description, a
+// remark, …; freeTextStart), where NX-OS takes any characters.
 func placeholder(s string) string {
+	if p := templatePlaceholder(s); p != "" {
+		return p
+	}
+	return rePlaceholder.FindString(s[:freeTextStart(s)])
+}
+
+// templatePlaceholder returns the {{ }}, {% %} or ${ } placeholder in s,
+// or "".
+func templatePlaceholder(s string) string {
 	for _, pair := range [][2]string{{"{{", "}}"}, {"{%", "%}"}, {"${", "}"}} {
 		if i := strings.Index(s, pair[0]); i >= 0 {
 			j := strings.Index(s[i:], pair[1])
@@ -185,15 +246,112 @@ func placeholder(s string) string {
 			return s[i : i+j+len(pair[1])]
 		}
 	}
-	if m := rePlaceholder.FindString(s); m != "" {
-		return m
-	}
 	return ""
 }
 
+func placeholderError(n int, p, text string) error {
+	return fmt.Errorf("line %d: %q is a template placeholder, not a value; NX-OS rejects the line %q (fill the template in first)", n, p, text)
+}
+
 // rePlaceholder matches the <name> placeholders of documentation and
-// templates. NX-OS configuration never has '<' followed by a word and '>'.
+// templates. Outside free text, NX-OS configuration never has '<'
+// followed by a word and '>'.
 var rePlaceholder = regexp.MustCompile(`<[A-Za-z][A-Za-z0-9_ .:/-]*>`)
+
+// freeText lists the commands whose tail is free text, by their first
+// words: NX-OS takes any characters there, '<' and '>' included, to the
+// end of the line (docs/nxos.md#free-text). Source: Batfish's NX-OS
+// lexer, which reads the rest of these lines as one text token
+// (M_Remark), and the NX-OS guides for what each command is for.
+var freeText = [][]string{
+	{"description"},             // interfaces, class-maps, policy-maps, …
+	{"remark"},                  // access-list remarks (after the optional sequence number)
+	{"username"},                // the whole tail: name, password hash, role
+	{"snmp-server", "contact"},  // sysContact
+	{"snmp-server", "location"}, // sysLocation
+	{"key-string"},              // key chain keys
+	{"clock", "timezone"},       // zone name and offsets
+	{"version"},                 // the release line a running-config starts with
+	{"banner", "motd"},          // a one-line banner: banner motd #text#
+	{"banner", "exec"},
+}
+
+// freeTextStart is the byte offset in s where its free text starts (the
+// first character after the command words of a freeText row), or len(s)
+// when the line has none.
+func freeTextStart(s string) int {
+	f := strings.Fields(s)
+	skip := 0
+	if len(f) > 1 && f[0] == "no" {
+		skip = 1
+	}
+	if len(f) > skip+1 && isNumber(f[skip]) { // "10 remark …" in an access-list
+		skip++
+	}
+	for _, row := range freeText {
+		if len(f) < skip+len(row) || !slices.Equal(f[skip:skip+len(row)], row) {
+			continue
+		}
+		// the offset just past the row's last word
+		off := 0
+		for _, w := range f[:skip+len(row)] {
+			off = strings.Index(s[off:], w) + off + len(w)
+		}
+		return off
+	}
+	return len(s)
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// bannerSpans finds the banners of a configuration the way NX-OS reads
+// `banner motd` and `banner exec`: the first character after the keyword
+// is the delimiter, and the banner's text runs to the next occurrence of
+// that character, across lines; the rest of the closing line is not read
+// (docs/nxos.md#free-text). It returns, for each banner whose text goes
+// on past its first line, the index of its header line mapped to the
+// index of its closing line, and an error for each banner that is never
+// closed.
+func bannerSpans(lines []string) (map[int]int, []error) {
+	var spans map[int]int
+	var errs []error
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		f := strings.Fields(t)
+		if len(f) < 3 || f[0] != "banner" || (f[1] != "motd" && f[1] != "exec") {
+			continue
+		}
+		rest := strings.TrimLeft(t[strings.Index(t, f[1])+len(f[1]):], " \t")
+		delim := rest[:1]
+		if strings.Contains(rest[1:], delim) {
+			continue // closed on its own line
+		}
+		end := -1
+		for j := i + 1; j < len(lines); j++ {
+			if strings.Contains(lines[j], delim) {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			errs = append(errs, fmt.Errorf("line %d: %q opens a banner with the delimiter %q that no later line closes; NX-OS would take every following line as banner text (end the banner with a line holding %q)", i+1, t, delim, delim))
+			return spans, errs
+		}
+		if spans == nil {
+			spans = map[int]int{}
+		}
+		spans[i] = end
+		i = end
+	}
+	return spans, errs
+}
 
 // blockHeaders are the top-level commands that enter a configuration
 // sub-mode (by their first words). "vlan" enters one only with a number.
