@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A Nexus 7000 Layer 2 port frames at its own MTU, 1500 unless it has an
+// `mtu` line (docs/nxos.md#port-mtu): the lab's n7k-1 ports are such ports
+// and its lossless class has a 9214-byte MTU. The plan sets `mtu 9216`
+// (the default system jumbomtu) on each managed port; after apply the
+// switch itself reports 9216 in `show interface` read back over SSH, the
+// unmanaged M1 port keeps 1500, and the next plan is empty.
+func TestPlanApply7000PortMTU(t *testing.T) {
+	l := startLab(t)
+	addr := l.Sims["n7k-1"].Addr()
+	managed := []string{"Ethernet3/1", "Ethernet3/2", "Ethernet3/3", "Ethernet3/4"}
+	showMTU := func(port string) string {
+		t.Helper()
+		screen, _ := typeAt(t, addr, l.Password, []string{"show interface " + port})
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(port) + ` is [^\n]*\n(?:[^\n]*\n)*?\s+MTU (\d+) bytes`).FindStringSubmatch(strings.ReplaceAll(screen, "\r\n", "\n"))
+		if m == nil {
+			t.Fatalf("show interface %s printed no MTU:\n%s", port, screen)
+		}
+		return m[1]
+	}
+	for _, p := range append(managed, "Ethernet4/1") {
+		if got := showMTU(p); got != "1500" {
+			t.Fatalf("before the plan %s has MTU %s, want the 7000 default 1500", p, got)
+		}
+	}
+
+	planFile := filepath.Join(t.TempDir(), "plan.roce")
+	r := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "switch.n7k-1", "-out", planFile, l.Dir)
+	if r.code != 2 {
+		t.Fatalf("first plan: want exit 2 (changes)\n%s", r)
+	}
+	for _, p := range managed {
+		_, after, ok := strings.Cut(r.stdout, "~ interface "+p+" ")
+		if end := strings.Index(after, "\n  ~ "); end >= 0 {
+			after = after[:end]
+		}
+		if !ok || !regexp.MustCompile(`(?m)^\s+\+\s+mtu 9216$`).MatchString(after) {
+			t.Errorf("the plan does not show roce setting mtu 9216 on %s:\n%s", p, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "~ interface Ethernet4/1") {
+		t.Errorf("the plan changes the unmanaged port Ethernet4/1:\n%s", r.stdout)
+	}
+
+	if r := roce(t, l, "", "roce-apply", planFile); r.code != 0 {
+		t.Fatalf("apply of the saved plan failed\n%s", r)
+	}
+	for _, p := range managed {
+		if got := showMTU(p); got != "9216" {
+			t.Errorf("after apply %s has MTU %s, want 9216 (the system jumbomtu)", p, got)
+		}
+	}
+	if got := showMTU("Ethernet4/1"); got != "1500" {
+		t.Errorf("after apply the unmanaged Ethernet4/1 has MTU %s, want 1500", got)
+	}
+
+	r = roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "switch.n7k-1", l.Dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "No changes") {
+		t.Fatalf("second plan: want exit 0 and no changes\n%s", r)
+	}
+}
