@@ -224,7 +224,7 @@ func readMACRule(l string) (r macRule, ok bool) {
 		switch f[i] {
 		case "cos":
 			r.cos = expandList(f[i+1], nil)
-			if len(r.cos) == 0 {
+			if len(r.cos) == 0 || slices.ContainsFunc(r.cos, func(c int) bool { return c < 0 || c > 7 }) {
 				return r, false
 			}
 		case "vlan":
