@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rocefabric/roce/nexus"
 )
 
 // execTree builds the exec-mode grammar of a switch. It is built once per
@@ -204,21 +206,64 @@ func (sw *Switch) currentVDC() (int, string) {
 	return 2, sw.vdc
 }
 
-// showVDC prints `show vdc`. From the default VDC every VDC is listed; from
-// another VDC only that one (the layout is UNCONFIRMED in the reference).
+// showVDC prints `show vdc` in the shape of the real Nexus 7000 output
+// (ntc-templates tests/cisco_nxos/show_vdc/cisco_nxos_show_vdc.raw, in the
+// corpus as ntc-vdc.txt): a blank line, the "Switchwide mode is …" line of
+// that output, a blank line, then the table. The VDC sessions land in holds
+// the switch's ports, so it is an Ethernet VDC whose lc column lists the
+// series of its line cards ("f2 m1"): an Admin VDC, which the capture shows
+// with lc None, holds no ports and is not simulated. From the default VDC
+// (1) every VDC is listed, from another VDC only that one (the latter is
+// UNCONFIRMED). VDC N gets the MAC the capture shows for VDC N
+// (e4:c7:22:0c:67:cN); the MACs are the capture's, not the switch's own.
 func (sw *Switch) showVDC() string {
 	var b strings.Builder
+	b.WriteString("\nSwitchwide mode is m1 f1 m1xl f2 m2xl f2e f3\n\n")
 	fmt.Fprintf(&b, "%-7s %-33s %-19s %-19s %-11s %s\n", "vdc_id", "vdc_name", "state", "mac", "type", "lc")
 	fmt.Fprintf(&b, "%-7s %-33s %-19s %-19s %-11s %s\n", "------", "--------", "-----", "----------", "---------", "------")
-	row := func(id int, name, typ string) {
-		fmt.Fprintf(&b, "%-7d %-33s %-19s %-19s %-11s %s\n", id, name, "active", fmt.Sprintf("00:26:98:0f:d9:c%d", id), typ, "f2 m1")
-	}
-	if sw.vdc == "" {
-		row(1, sw.hostname, "Admin")
-	} else {
-		row(2, sw.vdc, "Ethernet")
-	}
+	id, name := sw.currentVDC()
+	fmt.Fprintf(&b, "%-7d %-33s %-19s %-19s %-11s %s\n", id, name, "active", fmt.Sprintf("e4:c7:22:0c:67:c%d", id), "Ethernet", sw.vdcLineCards())
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// vdcLineCards is the lc column of the VDC that holds the switch's line
+// cards: their series in lower case, in slot order, each once ("f2 m1");
+// "None" when it has none.
+func (sw *Switch) vdcLineCards() string {
+	var types []string
+	seen := map[string]bool{}
+	for _, m := range sw.modules {
+		t := lineCardType(m)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		types = append(types, t)
+	}
+	if len(types) == 0 {
+		return "None"
+	}
+	return strings.Join(types, " ")
+}
+
+// lineCardType is the module type `show vdc` names a card by ("f2", "m1",
+// "f2e", "m1xl"): the series letter and generation of the model
+// (N7K-F248XP-25 → f2, N7K-M148GT-11 → m1), with the capture's suffixes for
+// the -25E (f2e) and -L (m1xl, m2xl) variants; "" for a supervisor or an
+// unknown model.
+func lineCardType(m nexus.Module) string {
+	model := strings.TrimPrefix(m.Model, "N7K-")
+	if model == m.Model || len(model) < 2 || (model[0] != 'F' && model[0] != 'M') || model[1] < '1' || model[1] > '9' {
+		return ""
+	}
+	t := strings.ToLower(model[:2])
+	switch {
+	case t == "f2" && strings.HasSuffix(model, "-25E"):
+		t = "f2e"
+	case model[0] == 'M' && strings.HasSuffix(model, "L"):
+		t += "xl"
+	}
+	return t
 }
 
 // saveCommand saves the running configuration; Faults.RejectCommand set

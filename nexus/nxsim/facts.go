@@ -26,28 +26,37 @@ type hardwareFacts struct {
 // factsFor returns the hardware facts of a platform kind.
 //
 //   - nexus5000: a Nexus 5596UP on 7.1(4)N1(1) (ntc-templates
-//     tests/cisco_nxos/show_version/cisco_nxos_show_version2.raw): BIOS
-//     3.6.0, `Nexus 5596 Chassis ("O2 48X10GE/Modular Supervisor")`, the
-//     Xeon line, board ID FOC17153X08, bootflash 2007040 kB. The inventory
-//     layout is the one of the Nexus 7009 output (genieparser ShowInventory
-//     golden_output_1); the 5596's PIDs (N5K-C5596UP, N55-PAC-1100W,
-//     N5596UP-FAN) are the product IDs of Cisco's 5500 data sheet.
-//   - nexus7000: a Nexus 7010 with Supervisor 2 on 6.2(16): `Nexus7000 C7010
-//     (10 Slot) Chassis ("Supervisor Module-2")`, 32745060 kB, board ID
-//     JAF1810AHFN, bootflash 1966080 kB; inventory entries after the
-//     Nexus 7009 output (N7K-SUP2, N7K-AC-6.0KW).
+//     tests/cisco_nxos/show_version/cisco_nxos_show_version2.raw, in the
+//     corpus as ntc-version-n5596-7.1.4.N1.1.txt): BIOS 3.6.0, `Nexus 5596
+//     Chassis ("O2 48X10GE/Modular Supervisor")`, the Xeon line, board ID
+//     FOC17153X08, bootflash 2007040 kB. The inventory layout is the one of
+//     the Nexus 7009 output (genieparser ShowInventory golden_output_1); the
+//     5596's PIDs (N5K-C5596UP, N55-PAC-1100W, N5596UP-FAN) are the product
+//     IDs of Cisco's 5500 data sheet, UNCONFIRMED against a 5596 capture.
+//   - nexus7000: a Supervisor 2, as in the Nexus 7009 Supervisor 2 `show
+//     version` of genieparser src/genie/libs/parser/nxos/tests/
+//     test_show_platform.py @ 0bd4254d (in the corpus as
+//     genie-version-n7009-sup2-8.1.1.txt): BIOS 2.12.0, 32938744 kB of
+//     memory, board ID JAF1708AAKL, bootflash 2007040 kB. The chassis, power
+//     supply and fan entries are those of the Nexus 7009 Supervisor 2 `show
+//     inventory` (genie-inventory-n7k-c7009.txt): chassis N7K-C7009 V01
+//     JAF1704ARQG, Slot 33 N7K-AC-6.0KW V03 DTM171300QB, Slot 35
+//     N7K-C7009-FAN V01 JAF1702AEBE. On a 7000 the board ID is the active
+//     supervisor's serial, not the chassis's.
+//
+// No fact here comes from nexus/testdata/show, whose files are not captures.
 func factsFor(kind string) hardwareFacts {
 	if kind == "nexus7000" {
 		return hardwareFacts{
 			bios:      "2.12.0",
-			hardware:  `Nexus7000 C7010 (10 Slot) Chassis ("Supervisor Module-2")`,
-			cpu:       "Intel(R) Xeon(R) CPU         with 32745060 kB of memory.",
-			serial:    "JAF1810AHFN",
-			bootflash: "1966080 kB",
-			chassis:   nexus.InventoryItem{Name: "Chassis", Descr: "Nexus7000 C7010 (10 Slot) Chassis ", PID: "N7K-C7010", VID: "V01", SN: "JAF1810AHFN"},
+			hardware:  `Nexus7000 C7009 (9 Slot) Chassis ("Supervisor Module-2")`,
+			cpu:       "Intel(R) Xeon(R) CPU         with 32938744 kB of memory.",
+			serial:    "JAF1708AAKL",
+			bootflash: "2007040 kB",
+			chassis:   nexus.InventoryItem{Name: "Chassis", Descr: "Nexus7000 C7009 (9 Slot) Chassis ", PID: "N7K-C7009", VID: "V01", SN: "JAF1704ARQG"},
 			supPID:    "N7K-SUP2",
-			psu:       nexus.InventoryItem{Name: "Slot 33", Descr: "Nexus7000 C7010 (10 Slot) Chassis Power Supply", PID: "N7K-AC-6.0KW", VID: "V03", SN: "DTM171300QB"},
-			fan:       nexus.InventoryItem{Name: "Slot 35", Descr: "Nexus7000 C7010 (10 Slot) Chassis Fan Module", PID: "N7K-C7010-FAN-S", VID: "V01", SN: "JAF1702AEBE"},
+			psu:       nexus.InventoryItem{Name: "Slot 33", Descr: "Nexus7000 C7009 (9 Slot) Chassis Power Supply", PID: "N7K-AC-6.0KW", VID: "V03", SN: "DTM171300QB"},
+			fan:       nexus.InventoryItem{Name: "Slot 35", Descr: "Nexus7000 C7009 (9 Slot) Chassis Fan Module", PID: "N7K-C7009-FAN", VID: "V01", SN: "JAF1702AEBE"},
 		}
 	}
 	return hardwareFacts{
@@ -103,19 +112,51 @@ func (sw *Switch) versionReport() nexus.VersionReport {
 }
 
 // inventory is `show inventory`: chassis, one entry per module, a power
-// supply and a fan.
+// supply and a fan. A 7000 whose chassis (Options.Chassis, by default the
+// 7010 of defaults.go) is not the 7009 of the captures gets the chassis
+// entry the 7009's is built like ("Nexus7000 C7010 (10 Slot) Chassis ",
+// N7K-C7010) and the 7009's power supply renamed to that chassis
+// (N7K-AC-6.0KW); its fan tray is left out, as no capture of that
+// chassis's fan entry was found. A supervisor's serial is the board ID
+// (a 7000's board ID is its supervisor's serial); line cards get
+// serials of the simulator's own (the board ID with the slot number).
 func (sw *Switch) inventory() []nexus.InventoryItem {
 	f := factsFor(sw.kind)
-	items := []nexus.InventoryItem{f.chassis}
+	chassis, psu, fan := f.chassis, f.psu, &f.fan
+	if sw.kind == "nexus7000" {
+		if model, ok := chassisModel(sw.version.Chassis); ok && model != "C7009 (9 Slot)" {
+			chassis.Descr = "Nexus7000 " + model + " Chassis "
+			chassis.PID = "N7K-" + strings.Fields(model)[0]
+			psu.Descr = "Nexus7000 " + model + " Chassis Power Supply"
+			fan = nil
+		}
+	}
+	items := []nexus.InventoryItem{chassis}
 	for _, m := range sw.modules {
-		pid := m.Model
+		pid, sn := m.Model, fmt.Sprintf("%s%02d", f.serial[:len(f.serial)-2], m.Slot)
 		if pid == "" {
 			pid = f.supPID
 		}
+		if (m.Series == "sup" || strings.Contains(pid, "SUP")) && strings.HasPrefix(m.Status, "active") {
+			sn = f.serial
+		}
 		items = append(items, nexus.InventoryItem{
-			Name: fmt.Sprintf("Slot %d", m.Slot), Descr: m.Type, PID: pid, VID: "V01",
-			SN: fmt.Sprintf("%s%02d", f.serial[:len(f.serial)-2], m.Slot),
+			Name: fmt.Sprintf("Slot %d", m.Slot), Descr: m.Type, PID: pid, VID: "V01", SN: sn,
 		})
 	}
-	return append(items, f.psu, f.fan)
+	items = append(items, psu)
+	if fan != nil {
+		items = append(items, *fan)
+	}
+	return items
+}
+
+// chassisModel reads "C7010 (10 Slot)" from a 7000 chassis line such as
+// `C7010 (10 Slot) Chassis ("Supervisor Module-2")`.
+func chassisModel(chassis string) (string, bool) {
+	i := strings.Index(chassis, " Chassis")
+	if i <= 0 || !strings.HasPrefix(chassis, "C") {
+		return "", false
+	}
+	return chassis[:i], true
 }

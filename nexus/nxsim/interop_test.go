@@ -156,7 +156,7 @@ func TestInteropNetmiko7000(t *testing.T) {
 		t.Fatalf("netmiko output is not the parsed JSON (a template fell back to raw text?): %v\n%s", err, out)
 	}
 	if got.Prompt != "agg7#" || len(got.Version) != 1 || got.Version[0]["os"] != "6.2(14)" || got.Version[0]["platform"] != "C7010" ||
-		got.Version[0]["hostname"] != "agg7" || got.Version[0]["serial"] != "JAF1810AHFN" ||
+		got.Version[0]["hostname"] != "agg7" || got.Version[0]["serial"] != "JAF1708AAKL" ||
 		got.Version[0]["boot_image"] != "bootflash:///n7000-s2-kickstart.6.2.14.bin" {
 		t.Errorf("show version: prompt %q, %v", got.Prompt, got.Version)
 	}
@@ -167,7 +167,7 @@ func TestInteropNetmiko7000(t *testing.T) {
 	if models["1"] != "N7K-F248XP-25 ok" || models["2"] != "N7K-M148GT-11 ok" || models["5"] != "N7K-SUP2 active *" {
 		t.Errorf("show module: %v", got.Module)
 	}
-	if len(got.VDC) != 1 || got.VDC[0]["vdc_id"] != "1" || got.VDC[0]["vdc_name"] != "agg7" || got.VDC[0]["type"] != "Admin" {
+	if len(got.VDC) != 1 || got.VDC[0]["vdc_id"] != "1" || got.VDC[0]["vdc_name"] != "agg7" || got.VDC[0]["type"] != "Ethernet" {
 		t.Errorf("show vdc: %v", got.VDC)
 	}
 	if len(got.Inv) < 4 || got.Inv[0]["pid"] != "N7K-C7010" || got.Inv[1]["pid"] != "N7K-F248XP-25" {

@@ -147,7 +147,7 @@ func TestJSONMatchesCaptures(t *testing.T) {
 			}
 			var chassis map[string]string
 			_ = json.Unmarshal(inv[0], &chassis)
-			if chassis["name"] != "Chassis" || chassis["serialnum"] != f.serial || chassis["productid"] != f.chassis.PID {
+			if want := sw.inventory()[0]; chassis["name"] != "Chassis" || chassis["serialnum"] != want.SN || chassis["productid"] != want.PID {
 				t.Errorf("chassis row: %v", chassis)
 			}
 

@@ -290,7 +290,7 @@ func TestScrapligoStockShowCommands7000(t *testing.T) {
 	if len(ver) != 1 {
 		t.Fatalf("show version: %v", ver)
 	}
-	wantFields(t, "show version", ver[0], map[string]string{"OS": "6.2(14)", "PLATFORM": "C7010", "HOSTNAME": "agg7", "SERIAL": "JAF1810AHFN"})
+	wantFields(t, "show version", ver[0], map[string]string{"OS": "6.2(14)", "PLATFORM": "C7010", "HOSTNAME": "agg7", "SERIAL": "JAF1708AAKL"})
 	models := map[string]string{}
 	for _, m := range parsed(t, send(t, d, "show module"), "cisco_nxos_show_module.textfsm") {
 		models[m["MODULE"].(string)] = m["MODEL"].(string) + " " + m["STATUS"].(string)
@@ -302,7 +302,7 @@ func TestScrapligoStockShowCommands7000(t *testing.T) {
 	if len(vdc) != 1 {
 		t.Fatalf("show vdc: %v", vdc)
 	}
-	wantFields(t, "show vdc", vdc[0], map[string]string{"VDC_ID": "1", "VDC_NAME": "agg7", "TYPE": "Admin"})
+	wantFields(t, "show vdc", vdc[0], map[string]string{"VDC_ID": "1", "VDC_NAME": "agg7", "TYPE": "Ethernet"})
 }
 
 // SendConfigs with the stock driver: the change lands (read back through
