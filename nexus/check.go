@@ -37,9 +37,11 @@ func cliMessage(err error) string {
 // interfaces, access-list names) replayed in file order through the
 // platform's grammar. What the switch would refuse — a value out of range,
 // a command the platform or release does not have, a class or service-policy
-// naming a class-map or policy-map that is not defined (nor built in) — is
-// reported as a *LineError with the line number; all of them are joined in
-// the error. Lines of blocks roce does not model are not judged. The
+// naming a class-map or policy-map that is not defined (nor built in), on
+// a Nexus 7000 a network-qos policy-map that is neither a default-nq-*
+// template nor named as a copy of one, or a class its template does not
+// have — is reported as a *LineError with the line number; all of them
+// are joined in the error. Lines of blocks roce does not model are not judged. The
 // returned Config is Parse's (nil when Parse fails).
 func Check(text string, p Platform, modules []Module) (*Config, error) {
 	c, src, err := parse(text)
@@ -49,17 +51,31 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 	replay := &Config{}
 	// A Nexus 7000 running-config prints the network-qos policies made by
 	// `qos copy` as ordinary policy-maps; reading one back is not creating
-	// it, so they (and their template's classes) exist before the replay
-	// starts.
+	// it, so each copy (and each template printed as such) exists before
+	// the replay starts, with its template's classes and no others: a
+	// class the template does not have is refused, as the switch's editor
+	// refuses it in the copy. A network-qos policy that is neither a
+	// template nor named as a copy of one cannot exist on a 7000.
+	var notCopy map[*Object]bool
 	if p.Is7000() {
 		for _, o := range c.Objects {
-			if o.Kind == KindPolicyMap && o.Type == TypeNetworkQoS {
-				cp := &Object{Kind: KindPolicyMap, Type: o.Type, Name: o.Name}
-				for _, cl := range o.Classes {
-					cp.Classes = append(cp.Classes, &PolicyClass{Name: cl.Name})
-				}
-				replay.insert(cp)
+			if o.Kind != KindPolicyMap || o.Type != TypeNetworkQoS || replay.Find(o.Key()) != nil {
+				continue
 			}
+			cp := &Object{Kind: KindPolicyMap, Type: o.Type, Name: o.Name}
+			t, ok := templateFor(o.Name)
+			if !ok {
+				// Refused once, at its header; it still exists for the
+				// lines that name it, so they are not refused again.
+				if notCopy == nil {
+					notCopy = map[*Object]bool{}
+				}
+				notCopy[o] = true
+			}
+			for _, cl := range t.Classes {
+				cp.Classes = append(cp.Classes, &PolicyClass{Name: cl.Name})
+			}
+			replay.insert(cp)
 		}
 	}
 	e := NewEditor(replay, p, modules)
@@ -74,6 +90,14 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 				continue
 			}
 			block = c.Objects[l.obj]
+			if refuse, seen := notCopy[block]; seen {
+				if refuse { // once, at its first header
+					errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: notCopyError(block.Name)})
+					notCopy[block] = false
+				}
+				skip = true
+				continue
+			}
 			if block.Kind == KindACL {
 				// ACL rules are not judged; the name must exist for
 				// `match access-group name`.
@@ -103,6 +127,16 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// notCopyError is why a Nexus 7000 refuses a network-qos policy-map that
+// is neither a default-nq-* template nor a copy of one, and what to do.
+func notCopyError(name string) error {
+	var names []string
+	for _, t := range nqTemplateTable {
+		names = append(names, t.Name)
+	}
+	return fmt.Errorf("network-qos policy-map %s is neither a template (%s) nor named as a copy of one (PREFIX followed by the template's short name, e.g. PREFIXnq-7e): a Nexus 7000 creates network-qos policies only with 'qos copy policy-map type network-qos <template> prefix <prefix>'; copy a template and edit the copy", name, strings.Join(names, ", "))
 }
 
 // qosInterfaceLine reports the interface lines that matter to lossless

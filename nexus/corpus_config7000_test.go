@@ -261,30 +261,36 @@ func TestCorpusConfigsCheck7000(t *testing.T) {
 		// queues, docs/nxos.md#cos-queue). The 5000 refuses 36 and 37 (CoS
 		// on a network-qos class-map) instead of 34.
 		"batfish-nxos_class_map.cfg": {34, 47, 49, 51},
-		// 7: a user network-qos class-map; 26: `no pause` in a class that
-		// has none; 28: `congestion-control random-detect` is no 7000
-		// network-qos action; 47: queuing class c-in-q1 (a 9000's) is no
-		// 7000 class-map. Line 54 of batfish-nxos_interface_properties.cfg,
+		// 7: a user network-qos class-map; 23: network-qos policy
+		// pm_network_qos is neither a 7000 template nor a copy of one
+		// (its lines, and its second header at 31, are not judged
+		// again); 47: queuing class c-in-q1 (a 9000's) is no 7000
+		// class-map. Line 54 of batfish-nxos_interface_properties.cfg,
 		// `service-policy type qos output` on a routed port, is refused
 		// by the 5000 but not here: a 7000 routed port takes an egress
 		// type qos policy (see qosOutputAllowed).
-		"batfish-nxos_policy_map.cfg": {7, 26, 28, 47},
+		"batfish-nxos_policy_map.cfg": {7, 23, 47},
 		// 13, 15: class-fcoe and class-all-flood network-qos class-maps of
-		// a UCS fabric interconnect.
-		"cisco-doc-214515-ucs-ipqos.cfg": {13, 15},
+		// a UCS fabric interconnect; 26: its network-qos policy is no
+		// template copy.
+		"cisco-doc-214515-ucs-ipqos.cfg": {13, 15, 26},
+		// 1: a 5000 network-qos policy is no 7000 template copy.
+		"mierdin-n5k-network-qos.cfg":               {1},
+		"mierdin-n5k-network-qos-jumbo-classes.cfg": {1},
 		// 19: class-fcoe is the 5000's built-in type qos class, not the
 		// 7000's.
 		"mierdin-n5596-qos-classes.cfg": {19},
 		// 25-31: `match qos-group` in queuing class-maps; 50-58: user
-		// network-qos class-maps; 79: fcoe-default-in-policy is a 5000
-		// built-in.
-		"mierdin-n5k-sample-qos-configuration.cfg": {25, 27, 29, 31, 50, 52, 54, 56, 58, 79},
+		// network-qos class-maps; 61: a network-qos policy that is no
+		// template copy; 79: fcoe-default-in-policy is a 5000 built-in.
+		"mierdin-n5k-sample-qos-configuration.cfg": {25, 27, 29, 31, 50, 52, 54, 56, 58, 61, 79},
 		// 2: policy-map jumbo is defined outside the excerpt; 3-5: the
 		// 5000's FCoE default policies.
 		"mierdin-n5k-system-qos-jumbo.cfg": {2, 3, 4, 5},
 		// 4: `match qos-group` in a queuing class-map; 14: a user
-		// network-qos class-map.
-		"msdocs-n3132-rdma-flat.cfg": {4, 14},
+		// network-qos class-map; 16: a network-qos policy that is no
+		// template copy.
+		"msdocs-n3132-rdma-flat.cfg": {4, 14, 16},
 	}
 	for name, text := range cfgs {
 		row, ok := corpus7000[name]
