@@ -13,7 +13,8 @@ var _ telemetry.Source = (*Target)(nil)
 
 // Telemetry reads versions and the lossless state of the managed ports:
 // `show version`, `show interface priority-flow-control` and `show queuing
-// interface`, for roce-verify.
+// interface` (on a 7000 also `show interface` for the port MTU), for
+// roce-verify.
 func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 	if t.sw.Capture != "" {
 		return nil, fmt.Errorf("%s: %w", t.Address(), errOffline)
@@ -58,7 +59,33 @@ func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 		}
 	}
 	dev.Ports = portsOf(t.ifaces, rows, queues)
+	if t.platform.Is7000() && len(t.ifaces) > 0 {
+		// A 7000 Layer 2 port frames at its own MTU, 1500 by default
+		// (docs/nxos.md#port-mtu): the class MTU alone would hide it.
+		cmd := "show interface " + interfaceList(t.ifaces)
+		if out, err = c.command(cmd); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Address(), err)
+		}
+		st, err := nexus.ParseShowInterface(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: parse %s: %w", t.Address(), cmd, err)
+		}
+		lowerToPortMTU(dev.Ports, st)
+	}
 	return dev, nil
+}
+
+// lowerToPortMTU makes each port's MTU the smaller of its no-drop class
+// MTU and the MTU `show interface` prints for the port, so roce-verify
+// reports a port that drops the frames its class carries.
+func lowerToPortMTU(ports []telemetry.Port, st []nexus.InterfaceStatus) {
+	for i := range ports {
+		for _, s := range st {
+			if s.Name == ports[i].Name && s.MTU > 0 && (ports[i].MTU == 0 || s.MTU < ports[i].MTU) {
+				ports[i].MTU = s.MTU
+			}
+		}
+	}
 }
 
 // portsOf joins the PFC rows and queuing groups of the managed ports.
