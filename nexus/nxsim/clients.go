@@ -28,6 +28,9 @@ func (sw *Switch) addClientCommands(t *cmdNode) {
 		return s.sw.showInterface(s.sw.interfaces), nil
 	})
 	t.add("show interface <list...>", func(s *session, a []string) (string, error) {
+		if hasSubForm(a[0]) {
+			return "", fmt.Errorf("ERROR: nxsim has no form of `show interface %s` (no public capture of it for this platform; docs/nxos.md#clients)", strings.Join(strings.Fields(a[0]), " "))
+		}
 		names, err := s.sw.expandInterfaces(a[0])
 		if err != nil {
 			return "", err
@@ -52,6 +55,37 @@ func (sw *Switch) addClientCommands(t *cmdNode) {
 		t.add("show policy-map"+pre+" <name>", pm)
 		t.add("show policy-map system"+pre, sys)
 	}
+}
+
+// hasSubForm reports whether what follows `show interface` holds a
+// sub-form such as `counters errors`, `brief` or `status` rather than only
+// an interface list: a word made only of letters and hyphens that is not
+// an interface type typed apart from its number ("ethernet 1/1"). Those
+// forms, whose 5000/7000 output has no public capture we could copy, are
+// answered with the simulator's "no form" error instead of being read as
+// interface names.
+func hasSubForm(args string) bool {
+	for _, w := range strings.Fields(args) {
+		if isKeyword(w) {
+			if _, isType := nexus.CanonicalInterface(w + "1/1"); !isType {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isKeyword reports whether w starts with a letter and holds only letters
+// and hyphens ("counters", "priority-flow-control"), as show keywords do
+// and interface names ("Ethernet1/1", "e1/1-4") do not.
+func isKeyword(w string) bool {
+	for i, c := range w {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c != '-') {
+			return false
+		}
+	}
+	return w != ""
 }
 
 func first(a []string) string {
