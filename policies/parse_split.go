@@ -550,10 +550,12 @@ func (j *job) shift(p *hcl.Pos) {
 // on an attribute defined in both.
 func mergeBody(into, from *hclsyntax.Body) bool {
 	for name, a := range from.Attributes {
-		if _, dup := into.Attributes[name]; dup {
+		// One map operation, not a lookup and an insert: on a name
+		// already there the stitched body is dropped anyway.
+		n := len(into.Attributes)
+		if into.Attributes[name] = a; len(into.Attributes) == n {
 			return false
 		}
-		into.Attributes[name] = a
 	}
 	into.Blocks = append(into.Blocks, from.Blocks...)
 	return true
