@@ -12,7 +12,8 @@ import (
 // and its lossless class has a 9214-byte MTU. The plan sets `mtu 9216`
 // (the default system jumbomtu) on each managed port; after apply the
 // switch itself reports 9216 in `show interface` read back over SSH, the
-// unmanaged M1 port keeps 1500, and the next plan is empty.
+// unmanaged M1 port keeps 1500, and the next plan is empty. A port put
+// back to 1500 by hand is named by roce-verify, which reads the port MTU.
 func TestPlanApply7000PortMTU(t *testing.T) {
 	l := startLab(t)
 	addr := l.Sims["n7k-1"].Addr()
@@ -65,5 +66,25 @@ func TestPlanApply7000PortMTU(t *testing.T) {
 	r = roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "switch.n7k-1", l.Dir)
 	if r.code != 0 || !strings.Contains(r.stdout, "No changes") {
 		t.Fatalf("second plan: want exit 0 and no changes\n%s", r)
+	}
+
+	// The whole fabric applied, roce-verify passes; then someone removes
+	// the MTU of h2's port, and roce-verify reads the port MTU back from
+	// the switch and names it.
+	if r := roce(t, l, "", "roce-apply", "-auto-approve", l.Dir); r.code != 0 {
+		t.Fatalf("apply of the fabric\n%s", r)
+	}
+	if r := roce(t, l, "", "roce-verify", l.Dir); r.code != 0 {
+		t.Fatalf("verify of the applied fabric: want exit 0\n%s", r)
+	}
+	if err := l.Sims["n7k-1"].Switch().Configure("interface Ethernet3/1", "no mtu 9216"); err != nil {
+		t.Fatal(err)
+	}
+	if got := showMTU("Ethernet3/1"); got != "1500" {
+		t.Fatalf("after removing the mtu line Ethernet3/1 has MTU %s, want 1500", got)
+	}
+	r = roce(t, l, "", "roce-verify", l.Dir)
+	if r.code != 3 || !strings.Contains(r.stdout, "cause: mtu on switch.n7k-1: MTU 1500 is below the NICs'") {
+		t.Fatalf("verify with Ethernet3/1 back at 1500: want exit 3 naming the MTU on switch.n7k-1\n%s", r)
 	}
 }
