@@ -158,6 +158,11 @@ func parse(text string) (*Config, []srcLine, error) {
 				errs = append(errs, fmt.Errorf("line %d: indented line %q is not inside any configuration block", n, text))
 				continue
 			}
+			if full := abbreviatedHeader(f); full != "" {
+				errs = append(errs, fmt.Errorf("line %d: %q: write the full keyword %q: roce reads a block header only as the switch's running-config prints it (full lower-case keywords), and would otherwise keep this block as a line it does not look into", n, text, full))
+				cur, refused = nil, indent
+				continue
+			}
 			o, err := parseHeader(text)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("line %d: %w", n, err))
@@ -442,7 +447,7 @@ func childOf(o *Object, inClass bool, f []string) bool {
 	}
 	switch o.Kind {
 	case KindInterface:
-		return !isTopLevel(f)
+		return !isTopLevel(f) && !globalPIM(f)
 	case KindClassMap:
 		return w == "match" || w == "description"
 	case KindPolicyMap:
@@ -458,6 +463,27 @@ func childOf(o *Object, inClass bool, f []string) bool {
 			return true
 		}
 		return w[0] >= '0' && w[0] <= '9'
+	}
+	return false
+}
+
+// globalPIM reports the `ip pim` commands an interface does not have: the
+// rendezvous-point and SSM settings are PIM's global (and VRF) parameters,
+// the interface ones being sparse-mode, border, hello, DR priority and
+// the neighbor and join/prune policies (docs/nxos.md#flat-files). In a
+// flat file such a line after an interface is a global one, as the
+// switch falls back to the global mode for it.
+func globalPIM(f []string) bool {
+	if len(f) > 1 && f[0] == "no" {
+		f = f[1:]
+	}
+	if len(f) < 3 || f[0] != "ip" || f[1] != "pim" {
+		return false
+	}
+	switch f[2] {
+	case "rp-address", "rp-candidate", "bsr", "bsr-candidate", "anycast-rp", "auto-rp",
+		"send-rp-announce", "send-rp-discovery", "ssm":
+		return true
 	}
 	return false
 }
@@ -510,6 +536,49 @@ func leadingSpace(s string) int {
 func isHeaderComment(s string) bool {
 	return strings.HasPrefix(s, "!Command:") || strings.HasPrefix(s, "!Time:") ||
 		strings.HasPrefix(s, "!Running configuration last done") || strings.HasPrefix(s, "!running configuration last done")
+}
+
+// abbreviatedHeader returns the header keywords ("interface", "class-map
+// type qos", …) that a line abbreviates or writes in upper case, or "":
+// such a block would otherwise be kept as an unmodelled line that the
+// overlap and conflict checks cannot see.
+func abbreviatedHeader(f []string) string {
+	lower := func(i int) string {
+		if i < len(f) {
+			return strings.ToLower(f[i])
+		}
+		return ""
+	}
+	w0, w1 := lower(0), lower(1)
+	abbrev := func(w, full string, min int) bool { // w stands for full
+		return len(w) >= min && strings.HasPrefix(full, w)
+	}
+	switch {
+	case abbrev(w0, "interface", 3) && len(f) > 1:
+		if f[0] != "interface" {
+			return "interface"
+		}
+	case abbrev(w0, "class-map", 7), abbrev(w0, "policy-map", 8):
+		full := "class-map"
+		if w0[0] == 'p' {
+			full = "policy-map"
+		}
+		if f[0] != full {
+			return full
+		}
+		if w1 == "type" && len(f) > 2 && (f[1] != "type" || (f[2] != lower(2) && knownType(lower(2)))) {
+			return full + " type " + lower(2)
+		}
+	case abbrev(w0, "system", 3) && abbrev(w1, "qos", 1):
+		if f[0] != "system" || f[1] != "qos" {
+			return "system qos"
+		}
+	case (w0 == "ip" || w0 == "mac") && abbrev(w1, "access-list", 8):
+		if f[0] != w0 || f[1] != "access-list" {
+			return w0 + " access-list"
+		}
+	}
+	return ""
 }
 
 // parseHeader recognises the top-level blocks we model; anything else is a
