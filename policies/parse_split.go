@@ -16,9 +16,9 @@ import (
 //
 // HCL's lexer turns a whole file into one slice of tokens (about eight per
 // line of a typical policy, ~100 bytes each, holding pointers) before the
-// parser reads any of it; for a 30 MB file that slice is grown by doubling
-// to close to a gigabyte, and copying, scanning and faulting it in is most
-// of the parse. A big file is therefore cut at line boundaries where the
+// parser reads any of it; for a 30 MB file that slice grows to 800 MB, a
+// quarter at a time, and copying, zeroing and scanning it is most of the
+// parse. A big file is therefore cut at line boundaries where the
 // lexer is between items, each piece is parsed on its own with the
 // position it has in the file (so every range and byte offset is the one a
 // parse of the whole file gives), the pieces are parsed in parallel, and
@@ -54,7 +54,8 @@ var defaultSplit = splitOptions{minBytes: 1 << 20, chunkBytes: 4 << 10}
 // line (just after the newline that ends the line with the opening brace),
 // cuts[len(cuts)-1] the start of the line of its closing brace, and chunk
 // k is src[cuts[k]:cuts[k+1]]. The block itself is parsed from its header
-// line and its closing line put together (see parseFrame).
+// line and its closing line put together (a frame: see splitJobs and
+// stitch).
 type piece struct {
 	start, end int
 	cuts       []int
