@@ -104,7 +104,14 @@ func (r *renderer) checkPortMTU() error {
 	if want == 0 {
 		return nil
 	}
-	jumbo, jumboErr := JumboMTU(r.cur) // read only for a 7000 Layer 2 port
+	var (
+		jumbo    int
+		jumboErr error
+	)
+	if r.p.Is7000() {
+		jumbo, jumboErr = JumboMTU(r.cur) // an error counts only for a Layer 2 port
+		r.jumbo = jumbo
+	}
 	for _, ifn := range r.in.Interfaces {
 		o := r.cur.Interface(ifn)
 		routed := o != nil && slices.Contains(o.Lines, "no switchport")
@@ -246,6 +253,7 @@ type renderer struct {
 	// owned are the objects of out that are out's own (new, or copied by
 	// own); every other object of out is shared with cur and never edited.
 	owned []*Object
+	jumbo int // 7000: the system jumbomtu of cur, set by checkPortMTU
 }
 
 // lookupPolicy is lookupPolicy on the current config, with the built-in
@@ -504,8 +512,7 @@ func (r *renderer) interfaces() {
 	// refused a class above it). A port's own `mtu` line is never changed.
 	portMTU := ""
 	if cm, _ := r.classMTU(); r.p.Is7000() && cm > DefaultPortMTU {
-		j, _ := JumboMTU(r.cur) // checked by checkPortMTU
-		portMTU = "mtu " + strconv.Itoa(j)
+		portMTU = "mtu " + strconv.Itoa(r.jumbo) // read and checked by checkPortMTU
 	}
 	for _, ifn := range r.in.Interfaces {
 		o := r.out.Interface(ifn)
