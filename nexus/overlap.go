@@ -2,6 +2,7 @@ package nexus
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -415,35 +416,39 @@ func (r *renderer) checkQueueCoS() error {
 // under system qos, on an interface, or in another block (a `vlan
 // configuration`, say).
 type qosAttachment struct {
-	where string // "system qos", "interface Ethernet1/2", …
-	port  string // the interface's name, when on one
-	line  string
-	sp    ServicePolicy
+	obj  *Object // the block holding the line
+	port string  // the interface's name, when on one
+	line string
+	sp   ServicePolicy
 }
 
-// attachments lists every service-policy line of c, in order.
-func attachments(c *Config) []qosAttachment {
-	var out []qosAttachment
-	for _, o := range c.Objects {
-		if o.Kind != KindSystemQoS && o.Kind != KindInterface && o.Kind != KindRaw {
-			continue
-		}
-		for _, l := range o.Lines {
-			sp, ok := parseServicePolicy(strings.TrimSpace(l))
-			if !ok {
+// attachments yields every service-policy line of c, in order, without
+// building a list (Render runs this for every switch of a fleet).
+func attachments(c *Config) iter.Seq[qosAttachment] {
+	return func(yield func(qosAttachment) bool) {
+		for _, o := range c.Objects {
+			if o.Kind != KindSystemQoS && o.Kind != KindInterface && o.Kind != KindRaw {
 				continue
 			}
-			a := qosAttachment{where: o.Key(), line: strings.TrimSpace(l), sp: sp}
-			if o.Kind == KindRaw {
-				a.where = strings.TrimSpace(o.Header)
+			for _, l := range o.Lines {
+				l = strings.TrimSpace(l)
+				if !strings.HasPrefix(l, "service-policy") {
+					continue
+				}
+				sp, ok := parseServicePolicy(l)
+				if !ok {
+					continue
+				}
+				a := qosAttachment{obj: o, line: l, sp: sp}
+				if o.Kind == KindInterface {
+					a.port = o.Name
+				}
+				if !yield(a) {
+					return
+				}
 			}
-			if o.Kind == KindInterface {
-				a.port = o.Name
-			}
-			out = append(out, a)
 		}
 	}
-	return out
 }
 
 // attachedGroups are the qos-groups used by the foreign policies attached
@@ -451,11 +456,16 @@ func attachments(c *Config) []qosAttachment {
 // them): a type qos policy on an interface or a VLAN that sets a group
 // classifies that port's packets into it, so a roce class given the same
 // group would share its no-drop class, queue and MTU with them; a queuing
-// policy there matches groups too. Each group maps to where it is used.
-func (r *renderer) attachedGroups() map[int]string {
-	used := map[int]string{}
-	for _, a := range attachments(r.cur) {
-		if a.where == "system qos" || r.ours(a.sp.Name) {
+// policy there matches groups too.
+func (r *renderer) attachedGroups() []int {
+	var used []int
+	add := func(g string) {
+		if n, err := strconv.Atoi(g); err == nil && !slices.Contains(used, n) {
+			used = append(used, n)
+		}
+	}
+	for a := range attachments(r.cur) {
+		if a.obj.Kind == KindSystemQoS || r.ours(a.sp.Name) {
 			continue
 		}
 		pm := r.lookupPolicy(a.sp.Type, a.sp.Name)
@@ -466,13 +476,10 @@ func (r *renderer) attachedGroups() map[int]string {
 			if r.ours(c.Name) {
 				continue
 			}
-			at := fmt.Sprintf("class %s of policy-map %s (%s)", c.Name, a.sp.Name, a.where)
 			if a.sp.Type == TypeQoS {
 				for _, act := range c.Actions {
 					if f := strings.Fields(act); len(f) == 3 && f[0] == "set" && f[1] == "qos-group" {
-						if n, err := strconv.Atoi(f[2]); err == nil {
-							used[n] = at
-						}
+						add(f[2])
 					}
 				}
 				continue
@@ -480,9 +487,7 @@ func (r *renderer) attachedGroups() map[int]string {
 			if cm := r.cur.ClassMap(a.sp.Type, c.Name); cm != nil {
 				for _, l := range cm.Lines {
 					if f := strings.Fields(l); len(f) == 3 && f[0] == "match" && f[1] == "qos-group" {
-						if n, err := strconv.Atoi(f[2]); err == nil {
-							used[n] = at
-						}
+						add(f[2])
 					}
 				}
 			}
@@ -534,31 +539,31 @@ func (r *renderer) checkAttachedQoS(classes []*policies.Lossless) error {
 	if len(classes) == 0 {
 		return nil
 	}
-	atts := attachments(r.cur)
-	for _, ifn := range r.in.Interfaces {
-		for _, port := range r.portsOf(ifn) {
-			for _, a := range atts {
-				if a.port != port || a.sp.Type != TypeQoS || r.ours(a.sp.Name) {
-					continue
-				}
-				var err error
-				if r.p.Is7000() {
-					err = r.checkPortPolicy7000(classes, ifn, a)
-				} else if a.sp.Direction == "input" {
-					err = r.portPolicy5000(classes[0], ifn, a)
-				}
-				if err != nil {
-					return err
-				}
-				if err := r.checkSetCoS(classes, onPort(ifn, a), a); err != nil {
-					return err
-				}
+	for a := range attachments(r.cur) {
+		if a.port == "" || a.sp.Type != TypeQoS || r.ours(a.sp.Name) {
+			continue
+		}
+		for _, ifn := range r.in.Interfaces {
+			if ifn != a.port && !(strings.HasPrefix(a.port, "port-channel") && slices.Contains(r.portsOf(ifn), a.port)) {
+				continue
+			}
+			var err error
+			if r.p.Is7000() {
+				err = r.checkPortPolicy7000(classes, ifn, a)
+			} else if a.sp.Direction == "input" {
+				err = r.portPolicy5000(classes[0], ifn, a)
+			}
+			if err != nil {
+				return err
+			}
+			if err := r.checkSetCoS(classes, onPort(ifn, a), a); err != nil {
+				return err
 			}
 		}
 	}
-	for _, a := range atts {
+	for a := range attachments(r.cur) {
 		// roce's own policies too: they carry the foreign classes
-		if a.where != "system qos" || (a.sp.Type != TypeQoS && a.sp.Type != TypeNetworkQoS) {
+		if a.obj.Kind != KindSystemQoS || (a.sp.Type != TypeQoS && a.sp.Type != TypeNetworkQoS) {
 			continue
 		}
 		if err := r.checkSetCoS(classes, "system qos", a); err != nil {
@@ -676,7 +681,8 @@ func (r *renderer) checkSetCoS(classes []*policies.Lossless, where string, a qos
 			continue
 		}
 		for _, act := range fc.Actions {
-			f := strings.Fields(act)
+			var buf [4]string
+			f := fieldsUpTo(act, buf[:]) // no allocation: this runs on every plan
 			if len(f) != 3 || f[0] != "set" || f[1] != "cos" {
 				continue
 			}
@@ -773,7 +779,7 @@ func (r *renderer) groupTraffic(cm *Object, t traffic) (string, bool) {
 	}
 	var from []string
 	own := true
-	for _, a := range attachments(r.cur) {
+	for a := range attachments(r.cur) {
 		if a.sp.Type != TypeQoS {
 			continue
 		}

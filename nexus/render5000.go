@@ -211,7 +211,7 @@ func (r *renderer) allocateGroups(classes []*policies.Lossless, carQoS, carNQ, c
 	}
 	// Groups of the policies attached to interfaces and VLANs: their
 	// packets carry them whatever system qos says.
-	for g := range r.attachedGroups() {
+	for _, g := range r.attachedGroups() {
 		used[g] = true
 	}
 	free := slices.Clone(r.p.Caps.UserQoSGroups)
