@@ -25,7 +25,11 @@ func TestConfigLineRefusedByRelease(t *testing.T) {
 		{"7.3(1)D1(1)", false},
 	} {
 		t.Run(tc.release, func(t *testing.T) {
-			sw := newTestSwitch(t, Options{Platform: "nexus7000", Version: tc.release})
+			opts := Options{Platform: "nexus7000", Version: tc.release}
+			if tc.release == "5.2(9)" {
+				opts.Modules = sup1Era() // the default Supervisor 2 needs 6.1(1)
+			}
+			sw := newTestSwitch(t, opts)
 			screen := runScript(t, sw, []string{"configure terminal", line, "end"})
 			// From the typed line (after its prompt) on: the answer, then
 			// the prompt `end` is typed at.

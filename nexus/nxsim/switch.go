@@ -108,6 +108,9 @@ func New(opts Options) (*Switch, error) {
 			s.modules[i].Series = seriesOf(s.modules[i].Model)
 		}
 	}
+	if err := checkHardwareRelease(s.kind, s.version, s.modules, osv); err != nil {
+		return nil, fmt.Errorf("nxsim %s: %w", s.hostname, err)
+	}
 	s.interfaces = slices.Clone(opts.Interfaces)
 	if s.interfaces == nil {
 		s.interfaces = interfacesOf(s.modules)

@@ -128,6 +128,9 @@ func (s *Switch) Upgrade(version string, o UpgradeOptions) (UpgradeResult, error
 	if err != nil {
 		return UpgradeResult{}, fmt.Errorf("nxsim %s: upgrade: %w", s.hostname, err)
 	}
+	if err := checkHardwareRelease(s.kind, s.version, s.modules, version); err != nil {
+		return UpgradeResult{}, fmt.Errorf("nxsim %s: upgrade: %w", s.hostname, err)
+	}
 	cur, err := parseRelease(s.kind, from)
 	if err != nil {
 		cur = nil // an unparsable current version: apply every step up to the new one

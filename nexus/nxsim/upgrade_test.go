@@ -53,7 +53,7 @@ func (sw *Switch) showPFCForTest() string {
 // longer covers CoS 4; show version reports the new release. Later steps
 // without a modelled change only change the version.
 func TestUpgrade7000Across515(t *testing.T) {
-	sw, err := New(Options{Platform: "nexus7000", Hostname: "n7k", Version: "5.1(3)", StartupConfig: n7kLossless})
+	sw, err := New(Options{Platform: "nexus7000", Hostname: "n7k", Version: "5.1(3)", Modules: sup1Era(), StartupConfig: n7kLossless})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,11 @@ func FuzzUpgradeVersion(f *testing.F) {
 		if platform != "nexus5000" {
 			platform = "nexus7000"
 		}
-		sw, err := New(Options{Platform: platform, Version: map[string]string{"nexus7000": "5.1(3)", "nexus5000": "7.1(4)N1(1)"}[platform]})
+		opts := Options{Platform: platform, Version: map[string]string{"nexus7000": "5.1(3)", "nexus5000": "7.1(4)N1(1)"}[platform]}
+		if platform == "nexus7000" {
+			opts.Modules = sup1Era() // a 5.1(3) 7000 has no Supervisor 2 or F2 card
+		}
+		sw, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +186,7 @@ func FuzzUpgradeVersion(f *testing.F) {
 // and show version gives the reason a real switch prints after `install
 // all` ("Disruptive upgrade").
 func TestUpgradeResetsUptime(t *testing.T) {
-	sw, err := New(Options{Platform: "nexus7000", Hostname: "n7k", Version: "5.1(3)", StartupConfig: n7kLossless})
+	sw, err := New(Options{Platform: "nexus7000", Hostname: "n7k", Version: "5.1(3)", Modules: sup1Era(), StartupConfig: n7kLossless})
 	if err != nil {
 		t.Fatal(err)
 	}

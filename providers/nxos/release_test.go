@@ -18,7 +18,18 @@ import (
 func TestPlanOnOlderReleases(t *testing.T) {
 	for _, release := range []string{"5.2(9)", "6.1(2)", "6.2(2)"} {
 		t.Run(release, func(t *testing.T) {
-			r := newRig(t, rigOpts{kind: "nexus7000", start: "empty", mode: "cos"})
+			o := rigOpts{kind: "nexus7000", start: "empty", mode: "cos"}
+			if release == "5.2(9)" {
+				// The Supervisor 2E and F2e cards need 6.1: a 5.2 switch
+				// has a Supervisor 1 and F1/M1 cards (docs/nxos.md,
+				// "Hardware and release").
+				o.modules = []nexus.Module{
+					{Slot: 1, Ports: 0, Type: "Supervisor module-1X", Model: "N7K-SUP1", Status: "active *"},
+					{Slot: 2, Ports: 32, Type: "1/10 Gbps Ethernet Module", Model: "N7K-F132XP-15", Status: "ok"},
+					{Slot: 3, Ports: 48, Type: "10/100/1000 Mbps Ethernet Module", Model: "N7K-M148GT-11", Status: "ok"},
+				}
+			}
+			r := newRig(t, o)
 			if _, err := r.srv.Switch().Upgrade(release, nxsim.UpgradeOptions{SaveFirst: true}); err != nil {
 				t.Fatal(err)
 			}

@@ -51,6 +51,7 @@ type rigOpts struct {
 	ifaces            []string
 	faults            nxsim.Faults
 	trust             func(sw *policies.Switch, srv *nxsim.Server)
+	modules           []nexus.Module // a 7000's cards; nil = modules7000
 }
 
 func readStart(t testing.TB, kind, start string) string {
@@ -80,6 +81,9 @@ func newRig(t testing.TB, o rigOpts) *rig {
 	}
 	if o.kind == "nexus7000" {
 		opts.Modules = modules7000
+		if o.modules != nil {
+			opts.Modules = o.modules
+		}
 		opts.Version = "6.2(14)"
 		if o.ifaces[0] == "Ethernet1/1" {
 			o.ifaces = []string{"Ethernet2/1", "Ethernet2/2"}
