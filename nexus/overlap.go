@@ -103,7 +103,8 @@ func aclKey(typ, name string) string {
 
 // aclOverlap reports a permit rule of an access-list that RoCE packets of t
 // would hit: for RoCE v2, an IP rule permitting UDP (or any IP) to any port
-// or to t's port; for RoCE v1, the first MAC rule whose Ethertype (and CoS,
+// or to t's port, unless a rule denying all of them (any to any, that port
+// or none) comes first; for RoCE v1, the first MAC rule whose Ethertype (and CoS,
 // when it names one) RoCE v1 frames carry, when it permits them (a deny
 // rule matching every such frame first means the class never sees them).
 func aclOverlap(acl *Object, t traffic) string {
@@ -115,7 +116,7 @@ func aclOverlap(acl *Object, t traffic) string {
 		if len(f) > 0 && f[0][0] >= '0' && f[0][0] <= '9' {
 			f = f[1:]
 		}
-		if len(f) < 2 || f[0] != "permit" {
+		if len(f) < 2 || (f[0] != "permit" && f[0] != "deny") {
 			continue
 		}
 		if acl.Type == "ip" && t.udpPort > 0 && (f[1] == "ip" || f[1] == "udp") {
@@ -125,9 +126,18 @@ func aclOverlap(acl *Object, t traffic) string {
 					port = f[i+1]
 				}
 			}
-			if port == "" || port == strconv.Itoa(t.udpPort) {
-				return fmt.Sprintf("access-list %s rule %q (UDP %d)", acl.Name, strings.Join(f, " "), t.udpPort)
+			if port != "" && port != strconv.Itoa(t.udpPort) {
+				continue
 			}
+			if f[0] == "deny" {
+				// Denied before any permit: the class-map never takes
+				// them, when the rule names nothing but the port.
+				if len(f) == 4 && f[2] == "any" && f[3] == "any" || len(f) == 6 && f[2] == "any" && f[3] == "any" && f[4] == "eq" {
+					return ""
+				}
+				continue
+			}
+			return fmt.Sprintf("access-list %s rule %q (UDP %d)", acl.Name, strings.Join(f, " "), t.udpPort)
 		}
 	}
 	return ""

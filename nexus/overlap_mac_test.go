@@ -113,3 +113,35 @@ func FuzzReadMACRule(f *testing.F) {
 		r.matches(traffic{cos: []int{4}, ethertype: 0x8915})
 	})
 }
+
+// An IP access-list that denies every RoCE v2 packet (UDP or IP, any to
+// any, the RoCE port or none) before a rule permitting them leaves them
+// out of the class-map; a deny that names less does not.
+func TestOverlapIPACLDenyFirst(t *testing.T) {
+	cur := func(rules ...string) string {
+		return "ip access-list v2\n  " + strings.Join(rules, "\n  ") + "\n" +
+			"class-map type qos match-all voice\n  match access-group name v2\n" +
+			"policy-map type qos site-in\n  class voice\n    set qos-group 2\n  class class-default\n" +
+			"system qos\n  service-policy type qos input site-in\n"
+	}
+	tests := []struct {
+		name  string
+		rules []string
+		want  string
+	}{
+		{"denied on the port first", []string{"10 deny udp any any eq 4791", "20 permit ip any any"}, ""},
+		{"all UDP denied first", []string{"10 deny udp any any", "20 permit ip any any"}, ""},
+		{"another port denied", []string{"10 deny udp any any eq 53", "20 permit ip any any"}, `rule "permit ip any any" (UDP 4791)`},
+		{"a subnet denied", []string{"10 deny udp 10.0.0.0/8 any eq 4791", "20 permit ip any any"}, `rule "permit ip any any" (UDP 4791)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := intentFor(t, "nexus5000", "udp_port", "")
+			if tt.want == "" {
+				checkRefusal(t, cur(tt.rules...), in, "", "")
+				return
+			}
+			checkRefusal(t, cur(tt.rules...), in, "a class whose IP ACL takes RoCE v2 packets", tt.want, "overlaps class voice of policy-map site-in")
+		})
+	}
+}
