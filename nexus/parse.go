@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Parse reads running-configuration text (`show running-config ipqos`,
@@ -334,8 +335,9 @@ func bannerSpans(lines []string) (map[int]int, []error) {
 			continue
 		}
 		rest := strings.TrimLeft(t[strings.Index(t, f[1])+len(f[1]):], " \t")
-		delim := rest[:1]
-		if strings.Contains(rest[1:], delim) {
+		_, size := utf8.DecodeRuneInString(rest)
+		delim := rest[:size] // one character, which may take several bytes
+		if strings.Contains(rest[size:], delim) {
 			continue // closed on its own line
 		}
 		end := -1

@@ -150,3 +150,17 @@ func TestCheckReadsBannersAndFreeText(t *testing.T) {
 		}
 	}
 }
+
+// The delimiter is one character, even one that takes several bytes: a
+// line holding another character that shares its first byte does not
+// close the banner.
+func TestParseBannerMultibyteDelimiter(t *testing.T) {
+	text := "banner motd §\nprice: 5 ¢ or 5 ©\n§\nhostname s1\n"
+	c, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := c.Find("raw banner motd §"); b == nil || len(b.Lines) != 2 || c.String() != text {
+		t.Fatalf("banner %+v, printed back as\n%s", b, c.String())
+	}
+}
