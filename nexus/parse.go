@@ -237,6 +237,9 @@ func placeholder(s string) string {
 	if p := templatePlaceholder(s); p != "" {
 		return p
 	}
+	if strings.IndexByte(s, '<') < 0 || !rePlaceholder.MatchString(s) {
+		return "" // the common case, without splitting the line
+	}
 	return rePlaceholder.FindString(s[:freeTextStart(s)])
 }
 
@@ -330,6 +333,9 @@ func bannerSpans(lines []string) (map[int]int, []error) {
 	var errs []error
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(t, "banner") {
+			continue // the common case, without splitting the line
+		}
 		f := strings.Fields(t)
 		if len(f) < 3 || f[0] != "banner" || (f[1] != "motd" && f[1] != "exec") {
 			continue
@@ -551,7 +557,7 @@ func abbreviatedHeader(f []string) string {
 		}
 		return ""
 	}
-	w0, w1 := lower(0), lower(1)
+	w0 := lower(0)                                 // the next words only where needed: lowering "Ethernet1/1" allocates
 	abbrev := func(w, full string, min int) bool { // w stands for full
 		return len(w) >= min && strings.HasPrefix(full, w)
 	}
@@ -568,14 +574,14 @@ func abbreviatedHeader(f []string) string {
 		if f[0] != full {
 			return full
 		}
-		if w1 == "type" && len(f) > 2 && (f[1] != "type" || (f[2] != lower(2) && knownType(lower(2)))) {
+		if len(f) > 2 && lower(1) == "type" && (f[1] != "type" || (f[2] != lower(2) && knownType(lower(2)))) {
 			return full + " type " + lower(2)
 		}
-	case abbrev(w0, "system", 3) && abbrev(w1, "qos", 1):
+	case abbrev(w0, "system", 3) && abbrev(lower(1), "qos", 1):
 		if f[0] != "system" || f[1] != "qos" {
 			return "system qos"
 		}
-	case (w0 == "ip" || w0 == "mac") && abbrev(w1, "access-list", 8):
+	case (w0 == "ip" || w0 == "mac") && abbrev(lower(1), "access-list", 8):
 		if f[0] != w0 || f[1] != "access-list" {
 			return w0 + " access-list"
 		}
