@@ -17,23 +17,27 @@ type hardwareMinimum struct {
 	kind  string // nexus5000 or nexus7000
 	what  string // the hardware, as a person names it
 	since string // the first release that runs it
+	other string // what else can be chosen than a later release
 	// has reports whether the switch has that hardware.
 	has func(v nexus.Version, mods []nexus.Module) (string, bool)
 }
 
+// modulesFix is the other way out for a card: cards of the release's time.
+const modulesFix = `or give modules that release runs (roce-lab nxos -modules, a lab's "modules", Options.Modules)`
+
 // hardwareMinima lists the minimum releases the simulator checks.
 func hardwareMinima() []hardwareMinimum {
 	return []hardwareMinimum{
-		{kind: "nexus5000", what: "a Nexus 5596", since: "5.0(3)N1(1)",
+		{kind: "nexus5000", what: "a Nexus 5596", since: "5.0(3)N1(1)", other: "the simulated Nexus 5000 is a 5596",
 			has: func(v nexus.Version, _ []nexus.Module) (string, bool) {
 				p := strings.ReplaceAll(v.Platform+" "+v.Chassis, " ", "")
 				return "", strings.Contains(p, "5596")
 			}},
-		{kind: "nexus7000", what: "a Supervisor 2", since: "6.1(1)",
+		{kind: "nexus7000", what: "a Supervisor 2", since: "6.1(1)", other: modulesFix,
 			has: moduleWith(func(m nexus.Module) bool {
 				return strings.HasPrefix(m.Model, "N7K-SUP2") || strings.EqualFold(m.Type, "Supervisor Module-2")
 			})},
-		{kind: "nexus7000", what: "an F2-series card", since: "6.0(1)",
+		{kind: "nexus7000", what: "an F2-series card", since: "6.0(1)", other: modulesFix,
 			has: moduleWith(func(m nexus.Module) bool { return strings.HasPrefix(m.Model, "N7K-F2") })},
 	}
 }
@@ -72,7 +76,7 @@ func checkHardwareRelease(kind string, v nexus.Version, mods []nexus.Module, rel
 			return fmt.Errorf("nxsim: hardware minimum %s: %w", hm.since, err)
 		}
 		if slices.Compare(rel, since) < 0 {
-			return fmt.Errorf(`NX-OS %s cannot run on this switch: %s%s needs %s or later (docs/nxos.md, "Hardware and release"); choose %s or later, or modules that release runs (Options.Modules, roce-lab nxos -modules, a lab's "modules")`, release, hm.what, which, hm.since, hm.since)
+			return fmt.Errorf(`NX-OS %s cannot run on this switch: %s%s needs %s or later (docs/nxos.md, "Hardware and release"); choose %s or later, %s`, release, hm.what, which, hm.since, hm.since, hm.other)
 		}
 	}
 	return nil
