@@ -320,3 +320,35 @@ func TestLoadBigPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitParseRepositoryPolicies: every policy in the repository (the
+// examples, the formatter's and the providers' test policies), cut at
+// every line it may be, parses to exactly what one parse gives, and in
+// pieces (none of them needs the fallback).
+func TestSplitParseRepositoryPolicies(t *testing.T) {
+	var paths []string
+	for _, pattern := range []string{"../examples/*/*.hcl", "testdata/*/*.hcl", "../providers/*/testdata/*/*.hcl"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) < 10 {
+		t.Fatalf("found %d policies, want the examples and test policies", len(paths))
+	}
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, diags := hclsyntax.ParseConfig(src, "main.hcl", hcl.InitialPos)
+			_, _, ok := trySplitParse(context.Background(), src, "main.hcl", forceSplit)
+			if ok == diags.HasErrors() {
+				t.Errorf("parsed in pieces = %v for a file with errors = %v", ok, diags.HasErrors())
+			}
+			checkSplitParse(t, src, forceSplit)
+		})
+	}
+}
