@@ -50,20 +50,41 @@ func (st *state) takeStartup(parts []string) {
 var sections = []string{"aclmgr", "ipqos"}
 
 // normaliseRunning drops what changes between two reads of an unchanged
-// switch, or is not configuration: the !Command/!Time banner, the
-// `version` line, blank lines and trailing spaces.
+// switch, or is not configuration: the header comments NX-OS prints
+// (!Command, !Time, !Running configuration last done at, …), the
+// `version` line, blank lines and trailing spaces. Other lines starting
+// with "!" stay: they may be a banner's text or its closing delimiter
+// (`banner motd !` … `!`), and nexus.Parse reads comments itself.
 func normaliseRunning(out string) string {
 	out = strings.ReplaceAll(out, "\r\n", "\n")
 	var b strings.Builder
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimRight(l, " \t\r")
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "!") || strings.HasPrefix(l, "version ") {
+		if strings.TrimSpace(l) == "" || isHeaderComment(l) || strings.HasPrefix(l, "version ") {
 			continue
 		}
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// headerComments begin the comment lines `show running-config` prints
+// above the configuration (NX-OS 5.x–7.x captures in the corpus under
+// nexus/testdata/corpus): they name the command and the time, so they
+// differ between two reads of an unchanged switch.
+var headerComments = []string{"!Command:", "!Time:", "!Running configuration", "!No configuration change", "!Startup config"}
+
+func isHeaderComment(l string) bool {
+	if !strings.HasPrefix(l, "!") {
+		return false
+	}
+	for _, h := range headerComments {
+		if strings.HasPrefix(l, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // finish parses the normalised text and computes the fingerprint.

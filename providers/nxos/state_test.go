@@ -3,6 +3,8 @@ package nxos
 import (
 	"strings"
 	"testing"
+
+	"github.com/rocefabric/roce/nexus"
 )
 
 func TestInterfaceList(t *testing.T) {
@@ -144,5 +146,21 @@ func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
 				t.Errorf("second plan: changes %v, warnings %q, want none and %q", again.Commands, again.Warnings, all)
 			}
 		})
+	}
+}
+
+// A banner delimited by "!" (its closing line is a lone "!") must
+// survive normalisation, or the read config holds an unclosed banner and
+// the switch can't be planned at all; the header comments still go.
+func TestNormaliseRunningKeepsBanners(t *testing.T) {
+	in := "!Command: show running-config\n!Running configuration last done at: Thu Nov 26 19:00:00 2026\n!Time: Thu Nov 26 19:01:00 2026\n\nversion 7.3(0)N1(1)\n" +
+		"banner motd !\nAuthorised use only\nACME <ops>\n!\nhostname n5k\n"
+	want := "banner motd !\nAuthorised use only\nACME <ops>\n!\nhostname n5k\n"
+	got := normaliseRunning(in)
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if _, err := nexus.Parse(got); err != nil {
+		t.Fatalf("the normalised config does not parse: %v", err)
 	}
 }
