@@ -506,27 +506,116 @@ func (r *renderer) attachedGroups() []int {
 	return used
 }
 
-// portsOf are the interfaces whose policies apply to managed port ifn's
-// traffic: the port, and the port-channel it is a member of
-// (`channel-group N`), whose policies its members take.
-func (r *renderer) portsOf(ifn string) []string {
-	out := []string{ifn}
-	if o := r.cur.Interface(ifn); o != nil {
-		for _, l := range o.Lines {
-			if f := strings.Fields(l); len(f) >= 2 && f[0] == "channel-group" {
-				out = append(out, "port-channel"+f[1])
+// at is where attachment a sits, for a message: the interface, or the
+// block's header (`vlan configuration 100`, `system qos`).
+func (a qosAttachment) at() string {
+	if a.port != "" {
+		return a.port
+	}
+	if a.obj.Kind == KindRaw {
+		return strings.TrimSpace(a.obj.Header)
+	}
+	return a.obj.Key()
+}
+
+// portAttachment is a type qos policy that applies to a managed port, and
+// how ("managed port Ethernet2/1 (a member of port-channel7)").
+type portAttachment struct {
+	qosAttachment
+	how string
+}
+
+// place says where a sits and which managed port it applies to.
+func (a portAttachment) place() string {
+	if a.how == "managed port "+a.port {
+		return "on " + a.how
+	}
+	return "on " + a.at() + ", which applies to " + a.how
+}
+
+// portCandidate reports a foreign type qos policy attached outside system
+// qos (an interface, a VLAN): one that may apply to a managed port.
+func (r *renderer) portCandidate(a qosAttachment) bool {
+	return a.obj.Kind != KindSystemQoS && a.sp.Type == TypeQoS && !r.ours(a.sp.Name)
+}
+
+// portVLANs are the VLANs Layer 2 port o carries, as ranges: its trunk's
+// allowed VLANs (all when not restricted; `except` and `remove` are read
+// as all, which can only add), or its access VLAN (1 by default); none on
+// a routed port (`no switchport`).
+func portVLANs(o *Object) [][2]int {
+	if o == nil {
+		return [][2]int{{1, 1}}
+	}
+	trunk, access := false, [][2]int{{1, 1}}
+	var allowed [][2]int
+	restricted := false
+	for _, l := range o.Lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[0] == "no" && f[1] == "switchport":
+			return nil
+		case len(f) == 3 && f[0] == "switchport" && f[1] == "mode":
+			trunk = f[2] == "trunk"
+		case len(f) == 4 && f[0] == "switchport" && f[1] == "access" && f[2] == "vlan":
+			access = vlanRanges(f[3])
+		case len(f) >= 5 && f[0] == "switchport" && f[1] == "trunk" && f[2] == "allowed" && f[3] == "vlan":
+			switch {
+			case f[4] == "add" && len(f) == 6:
+				allowed = append(allowed, vlanRanges(f[5])...)
+			case f[4] == "none":
+				restricted, allowed = true, nil
+			case f[4] == "all" || f[4] == "except" || f[4] == "remove":
+				restricted, allowed = false, nil
+			default:
+				restricted, allowed = true, vlanRanges(f[4])
 			}
 		}
+	}
+	switch {
+	case !trunk:
+		return access
+	case restricted:
+		return allowed
+	}
+	return [][2]int{{1, 4094}}
+}
+
+// vlanRanges reads "1,100-200" as ranges.
+func vlanRanges(s string) [][2]int {
+	var out [][2]int
+	for _, part := range strings.Split(s, ",") {
+		a, b, isRange := strings.Cut(part, "-")
+		lo, err := strconv.Atoi(a)
+		if err != nil {
+			continue
+		}
+		hi := lo
+		if isRange {
+			if hi, err = strconv.Atoi(b); err != nil {
+				continue
+			}
+		}
+		out = append(out, [2]int{lo, hi})
 	}
 	return out
 }
 
-// onPort describes where attachment a applies to managed port ifn.
-func onPort(ifn string, a qosAttachment) string {
-	if a.port == ifn {
-		return "managed port " + ifn
+// vlansShared is the first VLAN in both range lists, "" when none.
+func vlansShared(a, b [][2]int) string {
+	best := -1
+	for _, x := range a {
+		for _, y := range b {
+			lo, hi := max(x[0], y[0]), min(x[1], y[1])
+			if lo <= hi && (best < 0 || lo < best) {
+				best = lo
+			}
+		}
 	}
-	return "managed port " + ifn + " (a member of " + a.port + ")"
+	if best < 0 {
+		return ""
+	}
+	return strconv.Itoa(best)
 }
 
 // checkAttachedQoS refuses what a policy roce does not own, attached to a
@@ -545,42 +634,113 @@ func onPort(ifn string, a qosAttachment) string {
 //     on a managed port or a type qos or network-qos policy under system
 //     qos: that traffic would be queued, and paused, with RoCE here and at
 //     every next hop.
+//
+// Which policies reach a managed port follows the Nexus 7000 QoS guide: a
+// policy on a physical port takes effect when the port is not a member
+// of a port-channel, one on the port-channel takes effect for its
+// members, one on a VLAN (`vlan configuration N`) applies to the ports in
+// that VLAN without a policy of their own. On a 5000 (no such statement
+// found) both the port's and its port-channel's count, and VLAN policies
+// are not judged.
 func (r *renderer) checkAttachedQoS(classes []*policies.Lossless) error {
 	if len(classes) == 0 {
 		return nil
 	}
+	// One pass: policies on interfaces are judged as they come; those on
+	// VLANs (7000, usually none) once every port's own are known.
+	var pcs []string // the port-channel of each managed port, read at the first policy on a port
+	var own []uint8  // per managed port: the directions it has a policy of its own for
+	var vlans []qosAttachment
 	for a := range attachments(r.cur) {
-		if a.port == "" || a.sp.Type != TypeQoS || r.ours(a.sp.Name) {
-			continue
-		}
-		for _, ifn := range r.in.Interfaces {
-			if ifn != a.port && !(strings.HasPrefix(a.port, "port-channel") && slices.Contains(r.portsOf(ifn), a.port)) {
-				continue
-			}
-			var err error
-			if r.p.Is7000() {
-				err = r.checkPortPolicy7000(classes, ifn, a)
-			} else if a.sp.Direction == "input" {
-				err = r.portPolicy5000(classes[0], ifn, a)
-			}
-			if err != nil {
+		switch {
+		// roce's own policies too: they carry the foreign classes
+		case a.obj.Kind == KindSystemQoS && (a.sp.Type == TypeQoS || a.sp.Type == TypeNetworkQoS):
+			if err := r.checkSetCoS(classes, "under system qos", a); err != nil {
 				return err
 			}
-			if err := r.checkSetCoS(classes, onPort(ifn, a), a); err != nil {
-				return err
+		case !r.portCandidate(a):
+		case a.port == "":
+			if r.p.Is7000() && a.obj.Kind == KindRaw {
+				vlans = append(vlans, a)
+			}
+		default:
+			if pcs == nil {
+				pcs, own = r.portChannels(), make([]uint8, len(r.in.Interfaces))
+			}
+			for i, ifn := range r.in.Interfaces {
+				how := ""
+				switch {
+				case a.port == ifn && (pcs[i] == "" || !r.p.Is7000()):
+					how = "managed port " + ifn
+				case a.port == pcs[i]:
+					how = "managed port " + ifn + " (a member of " + pcs[i] + ")"
+				default:
+					continue
+				}
+				own[i] |= dirBit(a.sp.Direction)
+				if err := r.judgePortPolicy(classes, ifn, portAttachment{a, how}); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	for a := range attachments(r.cur) {
-		// roce's own policies too: they carry the foreign classes
-		if a.obj.Kind != KindSystemQoS || (a.sp.Type != TypeQoS && a.sp.Type != TypeNetworkQoS) {
+	for _, a := range vlans {
+		f := strings.Fields(a.obj.Header)
+		if len(f) != 3 || f[0] != "vlan" || f[1] != "configuration" {
 			continue
 		}
-		if err := r.checkSetCoS(classes, "system qos", a); err != nil {
-			return err
+		for i, ifn := range r.in.Interfaces {
+			if own != nil && own[i]&dirBit(a.sp.Direction) != 0 {
+				continue // the port's own policy for that direction wins
+			}
+			if shared := vlansShared(portVLANs(r.cur.Interface(ifn)), vlanRanges(f[2])); shared != "" {
+				if err := r.judgePortPolicy(classes, ifn, portAttachment{a, "managed port " + ifn + " (it carries VLAN " + shared + ")"}); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// dirBit is a direction as a bit of checkAttachedQoS's own.
+func dirBit(dir string) uint8 {
+	if dir == "output" {
+		return 2
+	}
+	return 1
+}
+
+// portChannels is the port-channel each managed port is a member of
+// (`channel-group N`), "" for none.
+func (r *renderer) portChannels() []string {
+	out := make([]string, len(r.in.Interfaces))
+	for i, ifn := range r.in.Interfaces {
+		if o := r.cur.Interface(ifn); o != nil {
+			for _, l := range o.Lines {
+				var buf [3]string
+				if f := fieldsUpTo(l, buf[:]); len(f) >= 2 && f[0] == "channel-group" {
+					out[i] = "port-channel" + f[1]
+				}
+			}
+		}
+	}
+	return out
+}
+
+// judgePortPolicy runs the checks of a type qos policy that applies to a
+// managed port.
+func (r *renderer) judgePortPolicy(classes []*policies.Lossless, ifn string, a portAttachment) error {
+	var err error
+	if r.p.Is7000() {
+		err = r.checkPortPolicy7000(classes, ifn, a)
+	} else if a.sp.Direction == "input" {
+		err = r.portPolicy5000(classes[0], ifn, a)
+	}
+	if err != nil {
+		return err
+	}
+	return r.checkSetCoS(classes, a.place(), a.qosAttachment)
 }
 
 // firstTaker is the first class of policy pm (type qos) whose class-map
@@ -603,7 +763,7 @@ func (r *renderer) firstTaker(pm *Object, t traffic) (*PolicyClass, string) {
 
 // portPolicy5000 refuses a Nexus 5000 managed port with a type qos input
 // policy of its own, naming the class of it that would take c's packets.
-func (r *renderer) portPolicy5000(c *policies.Lossless, ifn string, a qosAttachment) error {
+func (r *renderer) portPolicy5000(c *policies.Lossless, ifn string, a portAttachment) error {
 	fate := fmt.Sprintf("no class of policy-map %s matches them, so they get qos-group 0 (class-default, drop)", a.sp.Name)
 	if pm := r.lookupPolicy(TypeQoS, a.sp.Name); pm != nil {
 		if fc, why := r.firstTaker(pm, trafficOf(c)); fc != nil {
@@ -613,7 +773,7 @@ func (r *renderer) portPolicy5000(c *policies.Lossless, ifn string, a qosAttachm
 	return fmt.Errorf("nexus: lossless %q: %s has its own type qos input policy %s (`%s` on %s). On a Nexus 5000 a policy attached to an interface takes precedence over the one under system qos, where roce classifies the lossless classes (docs/nxos.md#interface-policies), "+
 		"so RoCE packets arriving on %s would never reach roce's class: %s, not roce's no-drop qos-group. "+
 		"Fix: move the classes of %s into the type qos policy under system qos (roce keeps other classes there, after its own) and remove it from the port (interface %s, then no %s), or leave %s out of the switch's interfaces",
-		c.Name, onPort(ifn, a), a.sp.Name, a.line, a.port, ifn, fate, a.sp.Name, a.port, a.line, ifn)
+		c.Name, a.how, a.sp.Name, a.line, a.at(), ifn, fate, a.sp.Name, a.at(), a.line, ifn)
 }
 
 // actionsText prints a class's actions for a message (none when empty).
@@ -630,7 +790,7 @@ func actionsText(actions []string, none string) string {
 // other action (policing, another DSCP or qos-group) is something roce
 // cannot vouch for on lossless traffic. `set cos <priority>` (and `set
 // dscp` to a DSCP the class names) keep them where they are.
-func (r *renderer) checkPortPolicy7000(classes []*policies.Lossless, ifn string, a qosAttachment) error {
+func (r *renderer) checkPortPolicy7000(classes []*policies.Lossless, ifn string, a portAttachment) error {
 	pm := r.lookupPolicy(TypeQoS, a.sp.Name)
 	if pm == nil {
 		return nil
@@ -653,8 +813,8 @@ func (r *renderer) checkPortPolicy7000(classes []*policies.Lossless, ifn string,
 		return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s, attached to %s (`%s` on %s): class-map %s matches %s, which the class's packets carry, and the class applies `%s` to them. "+
 			"The switch gives a packet to the first class that matches, so RoCE packets on %s would leave CoS %d, the no-drop CoS, or be policed or re-marked by a class roce does not own. "+
 			"Fix one side: take that value out of class-map %s (or those actions out of class %s), remove policy-map %s from %s, or give the lossless class a priority/DSCP/match no class of %s takes",
-			c.Name, fc.Name, a.sp.Name, onPort(ifn, a), a.line, a.port, fc.Name, why, strings.Join(bad, "`, `"),
-			ifn, c.Priority, fc.Name, fc.Name, a.sp.Name, a.port, a.sp.Name)
+			c.Name, fc.Name, a.sp.Name, a.how, a.line, a.at(), fc.Name, why, strings.Join(bad, "`, `"),
+			ifn, c.Priority, fc.Name, fc.Name, a.sp.Name, a.at(), a.sp.Name)
 	}
 	return nil
 }
@@ -680,7 +840,8 @@ func keepsLossless(act string, c *policies.Lossless, t traffic) bool {
 
 // checkSetCoS refuses a class of policy a (type qos or network-qos) that
 // sets a lossless class's priority as the CoS of packets that are not
-// that class's own. where says where a applies.
+// that class's own. where says where a sits and what it applies to
+// ("under system qos", "on port-channel7, which applies to …").
 func (r *renderer) checkSetCoS(classes []*policies.Lossless, where string, a qosAttachment) error {
 	pm := r.lookupPolicy(a.sp.Type, a.sp.Name)
 	if pm == nil {
@@ -708,7 +869,7 @@ func (r *renderer) checkSetCoS(classes []*policies.Lossless, where string, a qos
 				if own {
 					continue
 				}
-				return fmt.Errorf("nexus: lossless %q: class %s of policy-map %s (type %s, `%s` on %s) sets CoS %d (%s), the no-drop priority of lossless %q, on %s. "+
+				return fmt.Errorf("nexus: lossless %q: class %s of policy-map %s (type %s, `%s` %s) sets CoS %d (%s), the no-drop priority of lossless %q, on %s. "+
 					"That traffic would be queued and paused with RoCE, here and at every next hop that trusts the CoS, and RoCE would share its no-drop buffers with it. "+
 					"Fix one side: remove `%s` from class %s of policy-map %s (or set another CoS), or give the lossless class a priority nothing else is marked with",
 					c.Name, fc.Name, a.sp.Name, a.sp.Type, a.line, where, n, strings.TrimSpace(act), c.Name, what,

@@ -182,7 +182,7 @@ func TestOverlapSetCoSUnderSystemQoS(t *testing.T) {
 		want      []string
 	}{
 		{"type qos class marks EF with CoS 4", qos("match dscp 46", "set cos 4") + nq("mtu 1500") + sys, "cos",
-			[]string{"class voice of policy-map site-in (type qos, `service-policy type qos input site-in` on system qos) sets CoS 4", "match dscp 46", "remove `set cos 4` from class voice"}},
+			[]string{"class voice of policy-map site-in (type qos, `service-policy type qos input site-in` under system qos) sets CoS 4", "match dscp 46", "remove `set cos 4` from class voice"}},
 		{"network-qos class marks another group with CoS 4", qos("match dscp 46", "set qos-group 3") + nq("set cos 4") + sys, "cos",
 			[]string{"class voice-nq of policy-map site-nq (type network-qos", "qos-group 3, the packets of class voice of site-in", "match dscp 46"}},
 		{"class-default marked with CoS 4", "policy-map type qos site-in\n  class class-default\n    set cos 4\n" + nq("mtu 1500") + sys, "cos",
