@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -148,6 +149,45 @@ func TestSplitParseStops(t *testing.T) {
 	f, diags, stopped := parseSplitFile(ctx, []byte(b.String()), "main.hcl", forceSplit)
 	if !stopped || f != nil || diags != nil {
 		t.Fatalf("parse with a done context: stopped = %v, file = %v, diags = %v; want stopped and nothing", stopped, f != nil, diags)
+	}
+}
+
+// doneAfter is a context that reports itself cancelled from its nth
+// Err() call on: a deterministic cancel in the middle of a split parse.
+type doneAfter struct {
+	context.Context
+	calls, n int
+	mu       sync.Mutex
+}
+
+func (c *doneAfter) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls++; c.calls >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestSplitParseStopsMidway: a context cancelled while the pieces are
+// being parsed stops the parse (the workers take no further piece) and
+// gives no file, not a partial one.
+func TestSplitParseStopsMidway(t *testing.T) {
+	src := []byte(localsSource(2_000))
+	pieces, ok := planSplit(src, forceSplit)
+	if !ok || len(pieces) == 0 || len(pieces[0].cuts) < 100 {
+		t.Fatal("the policy is not cut into many pieces")
+	}
+	ctx := &doneAfter{Context: context.Background(), n: 50}
+	f, diags, stopped := parseSplitFile(ctx, src, "main.hcl", forceSplit)
+	if !stopped || f != nil || diags != nil {
+		t.Fatalf("parse cancelled midway: stopped = %v, file = %v, diags = %v; want stopped and nothing", stopped, f != nil, diags)
+	}
+	// Asked once per piece until it is done, then once more by each
+	// worker and twice after them: the workers look before every piece
+	// and stop at once.
+	if ctx.calls < ctx.n || ctx.calls > ctx.n+forceSplit.workers+2 {
+		t.Errorf("the context was asked %d times, done from the %dth: want the workers to look before each piece and stop right after", ctx.calls, ctx.n)
 	}
 }
 
