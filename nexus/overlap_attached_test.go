@@ -1,6 +1,7 @@
 package nexus
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,5 +210,44 @@ func TestOverlapSetCoSUnderSystemQoS(t *testing.T) {
 			}
 			checkRefusal(t, tt.cur, in, "a foreign class marking other traffic with the no-drop CoS", tt.want[0], tt.want[1:]...)
 		})
+	}
+}
+
+// A roce class that already has a qos-group gives it up when a foreign
+// policy on an interface starts setting the same group (the plan moves
+// roce's class, visibly, instead of sharing the group).
+func TestOverlapInterfaceGroupTakenLater(t *testing.T) {
+	in := intentFor(t, "nexus5000", "cos", "")
+	cur, err := Parse("interface Ethernet1/1\ninterface Ethernet1/2\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	des, err := Render(in, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := groupOf(t, des, DefaultPrefix+in.Classes[0].Name)
+	_, script, err := Diff(cur, des, in.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied := cur.Clone()
+	if err := ApplyCommands(applied, in.Platform, nil, script); err != nil {
+		t.Fatal(err)
+	}
+	later, err := Parse(applied.String() + "class-map type qos match-all mgmt\n  match cos 1\npolicy-map type qos mgmt-in\n  class mgmt\n    set qos-group " + strconv.Itoa(g) + "\n" +
+		"interface Ethernet1/9\n  service-policy type qos input mgmt-in\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := Render(in, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g2 := groupOf(t, re, DefaultPrefix+in.Classes[0].Name); g2 == g {
+		t.Fatalf("roce's class kept qos-group %d, which policy mgmt-in on Ethernet1/9 now sets", g)
+	}
+	if nq := re.ClassMap(TypeNetworkQoS, DefaultPrefix+in.Classes[0].Name); nq == nil || slices.Contains(nq.Lines, "match qos-group "+strconv.Itoa(g)) {
+		t.Fatalf("roce's network-qos class-map still matches qos-group %d:\n%v", g, nq)
 	}
 }
