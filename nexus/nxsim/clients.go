@@ -22,7 +22,7 @@ func (sw *Switch) addClientCommands(t *cmdNode) {
 	// Ansible's nxos_facts (gather_subset min) reads the license host ID;
 	// the 5000/7000 print "License hostid: VDH=<chassis serial>".
 	t.add("show license host-id", func(s *session, _ []string) (string, error) {
-		return "License hostid: VDH=" + factsFor(s.sw.kind).serial, nil
+		return "License hostid: VDH=" + s.sw.facts().serial, nil
 	})
 	t.add("show interface", func(s *session, _ []string) (string, error) {
 		return s.sw.showInterface(s.sw.interfaces), nil

@@ -72,6 +72,72 @@ func factsFor(kind string) hardwareFacts {
 	}
 }
 
+// sup1Facts are the facts of a 7000 whose active supervisor is a
+// Supervisor 1 (N7K-SUP1, which prints as "Supervisor Module-1X"): the
+// Nexus 7009 Supervisor 1X `show version` of NAPALM's test data
+// (napalm-automation/napalm test/nxos_ssh/mocked_data/test_get_facts/
+// 7009_6_2_14/show_version.txt @ ee70e634, in the corpus as
+// napalm-version-n7009-6.2.14.txt): BIOS 3.22.0, 8260668 kB of memory,
+// board ID JAF1602BKEN, bootflash 2048256 kB. The chassis, power supply
+// and fan entries stay those of the 7009 `show inventory`.
+func sup1Facts() hardwareFacts {
+	f := factsFor("nexus7000")
+	f.bios = "3.22.0"
+	f.hardware = `Nexus7000 C7009 (9 Slot) Chassis ("Supervisor Module-1X")`
+	f.cpu = "Intel(R) Xeon(R) CPU         with 8260668 kB of memory."
+	f.serial = "JAF1602BKEN"
+	f.bootflash = "2048256 kB"
+	f.supPID = "N7K-SUP1"
+	return f
+}
+
+// facts are the hardware facts of this switch: its platform's, or on a
+// 7000 run by a Supervisor 1, that supervisor's.
+func (sw *Switch) facts() hardwareFacts {
+	if sw.kind == "nexus7000" {
+		for _, m := range sw.modules {
+			if strings.HasPrefix(m.Model, "N7K-SUP1") && strings.HasPrefix(m.Status, "active") {
+				return sup1Facts()
+			}
+		}
+	}
+	return factsFor(sw.kind)
+}
+
+// chassisLine is the chassis part of the `cisco …` hardware line of `show
+// version`, from Options.Chassis in any of the forms users give it
+// (`C7010 (10 Slot) Chassis ("Supervisor Module-2")`, `Nexus7000 C7010
+// (10 Slot) Chassis`, `Nexus 5596`): without the platform, and on a 7000
+// with the supervisor in parentheses as the real outputs print it (the
+// facts' supervisor when the option names none). "" when the option names
+// only the platform: the facts' line is printed.
+func (sw *Switch) chassisLine(f hardwareFacts) string {
+	c := strings.TrimSpace(sw.version.Chassis)
+	plat := strings.ReplaceAll(sw.version.Platform, " ", "")
+	if compact := strings.ReplaceAll(c, " ", ""); plat != "" && strings.HasPrefix(compact, plat) {
+		// drop the platform however it is spaced ("Nexus 5596", "Nexus7000")
+		n := 0
+		for i, r := range c {
+			if r != ' ' {
+				n++
+			}
+			if n == len(plat) {
+				c = strings.TrimSpace(c[i+1:])
+				break
+			}
+		}
+	}
+	if c == "" {
+		return ""
+	}
+	if sw.kind == "nexus7000" && !strings.Contains(c, "(\"") {
+		if i := strings.Index(f.hardware, " (\""); i >= 0 {
+			c += f.hardware[i:]
+		}
+	}
+	return c
+}
+
 // kickstartImage names the kickstart image that goes with a system image:
 // n5000-uk9.7.1.4.N1.1.bin → n5000-uk9-kickstart.7.1.4.N1.1.bin and
 // n7000-s2-dk9.6.2.16.bin → n7000-s2-kickstart.6.2.16.bin, as in the real
@@ -89,11 +155,18 @@ func kickstartImage(system string) string {
 // versionReport is the whole `show version` of the switch. The caller holds
 // sw.mu.
 func (sw *Switch) versionReport() nexus.VersionReport {
-	f := factsFor(sw.kind)
+	f := sw.facts()
+	v := sw.version
+	if f.supPID == "N7K-SUP1" {
+		// A Supervisor 1 boots the n7000-s1 images (the NAPALM 7009
+		// capture: n7000-s1-dk9.6.2.14.bin, n7000-s1-kickstart.6.2.14.bin),
+		// a Supervisor 2 the n7000-s2 ones.
+		v.Image = strings.Replace(v.Image, "/n7000-s2-", "/n7000-s1-", 1)
+	}
 	r := nexus.VersionReport{
-		Version:        sw.version,
+		Version:        v,
 		BIOS:           f.bios,
-		KickstartImage: kickstartImage(sw.version.Image),
+		KickstartImage: kickstartImage(v.Image),
 		Hardware:       f.hardware,
 		CPU:            f.cpu,
 		Serial:         f.serial,
@@ -103,10 +176,12 @@ func (sw *Switch) versionReport() nexus.VersionReport {
 		ResetReason:    sw.resetReason,
 		LastReset:      sw.booted, // the (re)start is the last reset
 	}
-	// Options.Chassis or a platform other than the default hardware line:
-	// print the line the switch was configured with.
-	if want := strings.TrimSpace(sw.version.Platform + " " + sw.version.Chassis); strings.ReplaceAll(f.hardware, " ", "") != strings.ReplaceAll(want, " ", "") {
-		r.Hardware = want
+	// Options.Chassis or a platform other than the facts' hardware line:
+	// print the chassis the switch was configured with.
+	if c := sw.chassisLine(f); c != "" {
+		if want := sw.version.Platform + " " + c; strings.ReplaceAll(f.hardware, " ", "") != strings.ReplaceAll(want, " ", "") {
+			r.Hardware = want
+		}
 	}
 	return r
 }
@@ -121,10 +196,10 @@ func (sw *Switch) versionReport() nexus.VersionReport {
 // (a 7000's board ID is its supervisor's serial); line cards get
 // serials of the simulator's own (the board ID with the slot number).
 func (sw *Switch) inventory() []nexus.InventoryItem {
-	f := factsFor(sw.kind)
+	f := sw.facts()
 	chassis, psu, fan := f.chassis, f.psu, &f.fan
 	if sw.kind == "nexus7000" {
-		if model, ok := chassisModel(sw.version.Chassis); ok && model != "C7009 (9 Slot)" {
+		if model, ok := chassisModel(sw.chassisLine(f)); ok && model != "C7009 (9 Slot)" {
 			chassis.Descr = "Nexus7000 " + model + " Chassis "
 			chassis.PID = "N7K-" + strings.Fields(model)[0]
 			psu.Descr = "Nexus7000 " + model + " Chassis Power Supply"

@@ -36,18 +36,35 @@ func corpus(t *testing.T, name string) string {
 }
 
 // The hardware facts of `show version` are those of the real output each
-// platform's facts cite: the simulator invents none of them.
+// platform's (or supervisor's) facts cite: the simulator invents none of
+// them. The hardware line is the capture's when the switch has the
+// capture's chassis, else the configured chassis in the same format,
+// whichever form Options.Chassis takes (the lab's "Nexus7000 C7010 (10
+// Slot) Chassis" and "Nexus 5596" included).
 func TestShowVersionFactsAreTheCaptures(t *testing.T) {
-	for _, tt := range []struct{ platform, capture string }{
-		{"nexus5000", "ntc-version-n5596-7.1.4.N1.1.txt"},
-		{"nexus7000", "genie-version-n7009-sup2-8.1.1.txt"},
+	for _, tt := range []struct {
+		name     string
+		opts     Options
+		capture  string
+		hardware string // "" = the capture's
+	}{
+		{"5596", Options{Platform: "nexus5000"}, "ntc-version-n5596-7.1.4.N1.1.txt", ""},
+		{"5596 as the lab names it", Options{Platform: "nexus5000", Chassis: "Nexus 5596"}, "ntc-version-n5596-7.1.4.N1.1.txt", ""},
+		{"7000 Supervisor 2", Options{Platform: "nexus7000"}, "genie-version-n7009-sup2-8.1.1.txt",
+			`Nexus7000 C7010 (10 Slot) Chassis ("Supervisor Module-2")`},
+		{"7009 Supervisor 2", Options{Platform: "nexus7000", Chassis: `C7009 (9 Slot) Chassis ("Supervisor Module-2")`}, "genie-version-n7009-sup2-8.1.1.txt", ""},
+		{"7000 Supervisor 1 as the lab names it", Options{Platform: "nexus7000", Version: "5.1(3)", Chassis: "Nexus7000 C7010 (10 Slot) Chassis", Modules: sup1Era()},
+			"napalm-version-n7009-6.2.14.txt", `Nexus7000 C7010 (10 Slot) Chassis ("Supervisor Module-1X")`},
+		{"7009 Supervisor 1", Options{Platform: "nexus7000", Version: "6.2(14)", Chassis: `C7009 (9 Slot) Chassis ("Supervisor Module-1X")`, Modules: sup1Era()},
+			"napalm-version-n7009-6.2.14.txt", ""},
 	} {
-		t.Run(tt.platform, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			real, err := nexus.ParseShowVersionReport(corpus(t, tt.capture))
 			if err != nil {
 				t.Fatal(err)
 			}
-			sim, err := nexus.ParseShowVersionReport(answer(t, newTestSwitch(t, Options{Platform: tt.platform}), "show version"))
+			sw := newTestSwitch(t, tt.opts)
+			sim, err := nexus.ParseShowVersionReport(answer(t, sw, "show version"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,11 +72,18 @@ func TestShowVersionFactsAreTheCaptures(t *testing.T) {
 				t.Errorf("simulated BIOS %q, CPU %q, board ID %q, bootflash %q\nthe capture's  %q, %q, %q, %q",
 					sim.BIOS, sim.CPU, sim.Serial, sim.Bootflash, real.BIOS, real.CPU, real.Serial, real.Bootflash)
 			}
-			// With the capture's own chassis the hardware line is the capture's.
-			sw := newTestSwitch(t, Options{Platform: tt.platform, Chassis: real.Version.Chassis})
-			sim, err = nexus.ParseShowVersionReport(answer(t, sw, "show version"))
-			if err != nil || sim.Hardware != real.Hardware {
-				t.Errorf("hardware line %q (%v), the capture's %q", sim.Hardware, err, real.Hardware)
+			want := tt.hardware
+			if want == "" {
+				want = real.Hardware
+			}
+			if sim.Hardware != want {
+				t.Errorf("hardware line %q, want %q", sim.Hardware, want)
+			}
+			if sim.OS == real.OS && (sim.Version.Image != real.Version.Image || sim.KickstartImage != real.KickstartImage) {
+				t.Errorf("images %q, %q; the capture's on the same release %q, %q", sim.Version.Image, sim.KickstartImage, real.Version.Image, real.KickstartImage)
+			}
+			if host := answer(t, sw, "show license host-id"); host != "License hostid: VDH="+real.Serial {
+				t.Errorf("show license host-id: %q", host)
 			}
 		})
 	}
@@ -93,6 +117,14 @@ func TestShowInventory7000(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lab, err := nexus.ParseShowInventory(answer(t, newTestSwitch(t, Options{Platform: "nexus7000", Version: "5.1(3)", Chassis: "Nexus7000 C7010 (10 Slot) Chassis", Modules: sup1Era()}), "show inventory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lab[0].PID != "N7K-C7010" || lab[0].Descr != "Nexus7000 C7010 (10 Slot) Chassis" || lab[3].PID != "N7K-SUP1" || lab[3].SN != "JAF1602BKEN" {
+		t.Errorf("7010 with a Supervisor 1 as the lab names it: %+v", lab)
+	}
+
 	want := []nexus.InventoryItem{
 		{Name: "Chassis", Descr: "Nexus7000 C7010 (10 Slot) Chassis", PID: "N7K-C7010", VID: "V01", SN: "JAF1704ARQG"},
 		{Name: "Slot 1", Descr: "1/10 Gbps Ethernet Module", PID: "N7K-F248XP-25", VID: "V01", SN: "JAF1708AA01"},
