@@ -41,8 +41,8 @@ type hardwareFacts struct {
 //     supply and fan entries are those of the Nexus 7009 Supervisor 2 `show
 //     inventory` (genie-inventory-n7k-c7009.txt): chassis N7K-C7009 V01
 //     JAF1704ARQG, Slot 33 N7K-AC-6.0KW V03 DTM171300QB, Slot 35
-//     N7K-C7009-FAN V01 JAF1702AEBE. On a 7000 the board ID is the active
-//     supervisor's serial, not the chassis's.
+//     N7K-C7009-FAN V01 JAF1702AEBE. The chassis serial differs from the
+//     board ID, as in those captures.
 //
 // No fact here comes from nexus/testdata/show, whose files are not captures.
 func factsFor(kind string) hardwareFacts {
@@ -192,9 +192,10 @@ func (sw *Switch) versionReport() nexus.VersionReport {
 // entry the 7009's is built like ("Nexus7000 C7010 (10 Slot) Chassis ",
 // N7K-C7010) and the 7009's power supply renamed to that chassis
 // (N7K-AC-6.0KW); its fan tray is left out, as no capture of that
-// chassis's fan entry was found. A supervisor's serial is the board ID
-// (a 7000's board ID is its supervisor's serial); line cards get
-// serials of the simulator's own (the board ID with the slot number).
+// chassis's fan entry was found. The active supervisor gets the board ID
+// as its serial and line cards the board ID with their slot number: both
+// the simulator's own choice (which serial a real board ID matches is
+// UNCONFIRMED).
 func (sw *Switch) inventory() []nexus.InventoryItem {
 	f := sw.facts()
 	chassis, psu, fan := f.chassis, f.psu, &f.fan
