@@ -90,9 +90,9 @@ func TestCorpusShowVersion(t *testing.T) {
 		}, "nexus7000"},
 		// A Nexus 7009 with a Supervisor 2 on an 8.1(1) engineering build:
 		// "[build 8.1(0.129)] [gdb]" after the version, images on slot0:,
-		// the board ID is the supervisor's (the chassis's serial in `show
-		// inventory` differs), a "System version:" of the release before
-		// the reload. nxsim's 7000 BIOS, memory, board ID and bootflash
+		// a board ID other than the chassis serial of the 7009's `show
+		// inventory`, a "System version:" of the release before the
+		// reload. nxsim's 7000 BIOS, memory, board ID and bootflash
 		// come from this output (nxsim/facts.go).
 		{"genie-version-n7009-sup2-8.1.1.txt", VersionReport{
 			Version: Version{Platform: "Nexus7000", Chassis: `C7009 (9 Slot) Chassis ("Supervisor Module-2")`, OS: "8.1(1)", Kickstart: "8.1(1)", Image: "slot0:///n7000-s2-dk10.34.1.0.129.gbin"},
