@@ -149,6 +149,11 @@ func TestOverlapPortPolicy7000(t *testing.T) {
 			"interface port-channel7\n  service-policy type qos input port-qos\ninterface Ethernet2/2\n  channel-group 7 mode active\n",
 			[]string{"attached to managed port Ethernet2/2 (a member of port-channel7)", "`set dscp 10`"}},
 		{"RoCE kept in its CoS", pol("match cos 4", "set cos 4", "input"), nil},
+		// match-any: EF packets beside RoCE's CoS get CoS 4 too.
+		{"RoCE's CoS or EF marked with CoS 4", pol("match cos 4\n  match dscp 46", "set cos 4", "input"),
+			[]string{"class voice of policy-map port-qos", "sets CoS 4 (set cos 4)", "(match cos 4, match dscp 46)"}},
+		// match-all: only CoS 4 packets that are also EF, a part of RoCE's own CoS.
+		{"RoCE's CoS and EF marked with CoS 4", strings.Replace(pol("match cos 4\n  match dscp 46", "set cos 4", "input"), "match-any", "match-all", 1), nil},
 		{"other traffic, other CoS", pol("match dscp 46", "set cos 5", "input"), nil},
 		{"same policy on an unmanaged port", strings.ReplaceAll(pol("match dscp 46", "set cos 4", "input"), "Ethernet2/1", "Ethernet2/9"), nil},
 	}

@@ -71,6 +71,7 @@ func TestOverlapMACACL(t *testing.T) {
 		{"any protocol", []string{"10 permit any any"}, `rule "10 permit any any"`},
 		{"any protocol on the CoS", []string{"10 permit any any cos 4"}, `rule "10 permit any any cos 4"`},
 		{"the later rule after a partial deny", []string{"10 deny any any 0x8915 vlan 10", "20 permit any any"}, `rule "20 permit any any"`},
+		{"the later rule after a deny naming addresses", []string{"10 deny 0000.1111.2222 0000.0000.0000 any 0x8915", "20 permit any any"}, `rule "20 permit any any"`},
 		{"another CoS", []string{"10 permit any any 0x8915 cos 5"}, ""},
 		{"another Ethertype", []string{"10 permit any any 0x8906"}, ""},
 		{"another Ethertype under its mask", []string{"10 permit any any 0x8900 0xf"}, ""},
