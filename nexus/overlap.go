@@ -840,7 +840,8 @@ func keepsLossless(act string, c *policies.Lossless, t traffic) bool {
 
 // checkSetCoS refuses a class of policy a (type qos or network-qos) that
 // sets a lossless class's priority as the CoS of packets that are not
-// that class's own. where says where a sits and what it applies to
+// that class's own, or (network-qos) makes them no-drop on that priority
+// (`pause no-drop pfc-cos` with it: PFC pauses per priority). where says where a sits and what it applies to
 // ("under system qos", "on port-channel7, which applies to …").
 func (r *renderer) checkSetCoS(classes []*policies.Lossless, where string, a qosAttachment) error {
 	pm := r.lookupPolicy(a.sp.Type, a.sp.Name)
@@ -852,27 +853,36 @@ func (r *renderer) checkSetCoS(classes []*policies.Lossless, where string, a qos
 			continue
 		}
 		for _, act := range fc.Actions {
-			var buf [4]string
+			var buf [5]string
 			f := fieldsUpTo(act, buf[:]) // no allocation: this runs on every plan
-			if len(f) != 3 || f[0] != "set" || f[1] != "cos" {
-				continue
-			}
-			n, err := strconv.Atoi(f[2])
-			if err != nil {
-				continue
+			var cos []int
+			pfc := false
+			switch {
+			case len(f) == 3 && f[0] == "set" && f[1] == "cos":
+				if n, err := strconv.Atoi(f[2]); err == nil {
+					cos = []int{n}
+				}
+			case len(f) == 4 && f[0] == "pause" && f[1] == "no-drop" && f[2] == "pfc-cos" && a.sp.Type == TypeNetworkQoS:
+				cos, pfc = expandList(f[3], nil), true
 			}
 			for _, c := range classes {
-				if c.Priority != n {
+				if !slices.Contains(cos, c.Priority) {
 					continue
 				}
 				what, own := r.classTraffic(a.sp.Type, fc.Name, trafficOf(c))
 				if own {
 					continue
 				}
+				if pfc {
+					return fmt.Errorf("nexus: lossless %q: class %s of policy-map %s (type network-qos, `%s` %s) is no-drop on CoS %d (%s), the priority of lossless %q, for %s. "+
+						"PFC pauses a priority, not a class, so congestion in that class would pause RoCE's priority %d (and RoCE's would pause that traffic), and the two would share the no-drop buffers. "+
+						"Fix one side: give class %s of policy-map %s a pfc-cos of its own, or give the lossless class a priority no other no-drop class uses",
+						c.Name, fc.Name, a.sp.Name, a.line, where, c.Priority, strings.TrimSpace(act), c.Name, what, c.Priority, fc.Name, a.sp.Name)
+				}
 				return fmt.Errorf("nexus: lossless %q: class %s of policy-map %s (type %s, `%s` %s) sets CoS %d (%s), the no-drop priority of lossless %q, on %s. "+
 					"That traffic would be queued and paused with RoCE, here and at every next hop that trusts the CoS, and RoCE would share its no-drop buffers with it. "+
 					"Fix one side: remove `%s` from class %s of policy-map %s (or set another CoS), or give the lossless class a priority nothing else is marked with",
-					c.Name, fc.Name, a.sp.Name, a.sp.Type, a.line, where, n, strings.TrimSpace(act), c.Name, what,
+					c.Name, fc.Name, a.sp.Name, a.sp.Type, a.line, where, c.Priority, strings.TrimSpace(act), c.Name, what,
 					strings.TrimSpace(act), fc.Name, a.sp.Name)
 			}
 		}

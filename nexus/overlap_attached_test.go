@@ -201,6 +201,10 @@ func TestOverlapSetCoSUnderSystemQoS(t *testing.T) {
 			"system qos\n  service-policy type network-qos site-nq\ninterface Ethernet1/9\n  service-policy type qos input site-in\n", "udp_dscp",
 			[]string{"class voice-nq of policy-map site-nq", "qos-group 3, the packets of class voice of site-in", "(match dscp 46)"}},
 		{"another CoS", qos("match dscp 46", "set cos 5") + nq("mtu 1500") + sys, "cos", nil},
+		{"network-qos class no-drop on CoS 4 for other traffic", qos("match dscp 46", "set qos-group 3") + nq("pause no-drop pfc-cos 4") + sys, "cos",
+			[]string{"class voice-nq of policy-map site-nq (type network-qos", "is no-drop on CoS 4 (pause no-drop pfc-cos 4)", "PFC pauses a priority, not a class",
+				"give class voice-nq of policy-map site-nq a pfc-cos of its own"}},
+		{"network-qos class no-drop on another CoS", qos("match dscp 46", "set qos-group 3") + nq("pause no-drop pfc-cos 5") + sys, "cos", nil},
 		{"a group nothing sets", qos("match dscp 46", "set qos-group 2") + nq("set cos 4") + sys, "cos", nil},
 	}
 	for _, tt := range tests {
