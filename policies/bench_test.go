@@ -32,9 +32,10 @@ func BenchmarkLoadFleet(b *testing.B) {
 // each referring to the one before (a chain as long as the policy): the
 // locals are resolved in dependency order, so the work is linear, where
 // evaluating them round by round was quadratic (8,000 locals took 6 s, so
-// 1,000,000 would take about a day). Most of the time and memory is HCL's
-// own parser: compare BenchmarkParse1MLocals. docs/performance.md
-// ("Policy load") has the numbers.
+// 1,000,000 would take about a day). About half the CPU and most of the
+// memory is the parse (compare BenchmarkParse1MLocals), the rest mostly
+// evaluating the chain through cty. docs/performance.md ("Policy load")
+// has the numbers.
 func BenchmarkLoad1MLocals(b *testing.B) {
 	benchLocals(b, 1_000_000)
 }
