@@ -3,6 +3,7 @@ package nexus
 import (
 	"fmt"
 	"iter"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,46 +102,230 @@ func aclKey(typ, name string) string {
 	return (&Object{Kind: KindACL, Type: typ, Name: name}).Key()
 }
 
-// aclOverlap reports a permit rule of an access-list that RoCE packets of t
-// would hit: for RoCE v2, an IP rule permitting UDP (or any IP) to any port
-// or to t's port, unless a rule denying all of them (any to any, that port
-// or none) comes first; for RoCE v1, the first MAC rule whose Ethertype (and CoS,
-// when it names one) RoCE v1 frames carry, when it permits them (a deny
-// rule matching every such frame first means the class never sees them).
+// aclOverlap reports the rule of an access-list that takes RoCE packets of
+// t: the first rule they can hit, when it is a permit (a deny that every
+// such packet hits first means the class-map never sees them). RoCE v2 is
+// read against IP rules (ipRule), RoCE v1 against MAC rules (macRule).
 func aclOverlap(acl *Object, t traffic) string {
 	if acl.Type == "mac" {
 		return macACLOverlap(acl, t)
 	}
+	if acl.Type != "ip" || t.udpPort == 0 {
+		return ""
+	}
 	for _, l := range acl.Lines {
-		f := strings.Fields(l)
-		if len(f) > 0 && f[0][0] >= '0' && f[0][0] <= '9' {
-			f = f[1:]
-		}
-		if len(f) < 2 || (f[0] != "permit" && f[0] != "deny") {
+		r, ok := readIPRule(l)
+		if !ok || !r.matches(t) {
 			continue
 		}
-		if acl.Type == "ip" && t.udpPort > 0 && (f[1] == "ip" || f[1] == "udp") {
-			port := ""
-			for i := 2; i+1 < len(f); i++ {
-				if f[i] == "eq" {
-					port = f[i+1]
-				}
+		if !r.permit {
+			if r.every(t) {
+				return ""
 			}
-			if port != "" && port != strconv.Itoa(t.udpPort) {
-				continue
-			}
-			if f[0] == "deny" {
-				// Denied before any permit: the class-map never takes
-				// them, when the rule names nothing but the port.
-				if len(f) == 4 && f[2] == "any" && f[3] == "any" || len(f) == 6 && f[2] == "any" && f[3] == "any" && f[4] == "eq" {
-					return ""
-				}
-				continue
-			}
-			return fmt.Sprintf("access-list %s rule %q (UDP %d)", acl.Name, strings.Join(f, " "), t.udpPort)
+			continue
 		}
+		why := fmt.Sprintf("UDP %d", t.udpPort)
+		if r.limited || r.dscp != nil {
+			why += ", for the addresses, source ports or DSCP it names"
+		}
+		return fmt.Sprintf("access-list %s rule %q (%s)", acl.Name, strings.TrimSpace(l), why)
 	}
 	return ""
+}
+
+// ipRule is one rule of an NX-OS IPv4 access-list, as the Nexus 5000/5500
+// security command references give it ("permit (IPv4)", "permit udp"):
+// "[sequence-number] permit|deny protocol source [operator port [port]]
+// destination [operator port [port]] [dscp d | precedence p] [options]",
+// source and destination each `any`, `host A`, `A/len`, `A wildcard` or
+// `addrgroup NAME`, operators eq, neq, lt, gt, range (two ports) and
+// portgroup NAME (docs/nxos.md#mac-acl).
+type ipRule struct {
+	permit  bool
+	proto   string // "ip", "udp", or another protocol
+	dstPort func(int) bool
+	limited bool  // an address or a source port limits it
+	dscp    []int // nil = any
+	unknown bool  // a port group: the ports are not in the rule
+	noRoCE  bool  // a source port condition no RoCE v2 packet meets
+}
+
+// roceSrcPortMin-roceSrcPortMax is the UDP source port range of RoCE v2 packets: Linux
+// picks them from the IANA ephemeral range 49152-65535
+// (IB_ROCE_UDP_ENCAP_VALID_PORT_MIN/MAX, include/rdma/ib_verbs.h;
+// docs/nxos.md#mac-acl).
+const roceSrcPortMin, roceSrcPortMax = 0xC000, 0xFFFF
+
+// readIPRule reads one IP access-list line; ok is false for a remark, a
+// statistics line or anything it cannot read whole (never judged).
+func readIPRule(l string) (r ipRule, ok bool) {
+	f := strings.Fields(l)
+	if len(f) > 0 && f[0][0] >= '0' && f[0][0] <= '9' {
+		f = f[1:]
+	}
+	if len(f) < 4 || (f[0] != "permit" && f[0] != "deny") {
+		return r, false
+	}
+	r.permit, r.proto = f[0] == "permit", f[1]
+	if r.proto == "17" {
+		r.proto = "udp"
+	}
+	i := 2
+	for side := range 2 { // source, destination
+		switch {
+		case i >= len(f):
+			return r, false
+		case f[i] == "any":
+			i++
+		case f[i] == "host" || f[i] == "addrgroup":
+			if i+1 >= len(f) {
+				return r, false
+			}
+			r.limited = true
+			i += 2
+		case strings.Contains(f[i], "/"):
+			if _, err := netip.ParsePrefix(f[i]); err != nil {
+				return r, false
+			}
+			r.limited = true
+			i++
+		default:
+			if i+1 >= len(f) {
+				return r, false
+			}
+			if _, err := netip.ParseAddr(f[i]); err != nil {
+				return r, false
+			}
+			if _, err := netip.ParseAddr(f[i+1]); err != nil {
+				return r, false
+			}
+			r.limited = true
+			i += 2
+		}
+		if i >= len(f) || r.proto != "udp" && r.proto != "tcp" {
+			continue
+		}
+		in, n, known := portOp(f[i:])
+		if n == 0 {
+			continue
+		}
+		if n < 0 {
+			return r, false
+		}
+		i += n
+		switch {
+		case side == 0 && !known:
+			r.unknown = true
+		case side == 0:
+			// RoCE v2 source ports are the ephemeral range
+			some, all := false, true
+			for p := roceSrcPortMin; p <= roceSrcPortMax; p++ {
+				some, all = some || in(p), all && in(p)
+			}
+			r.noRoCE = r.noRoCE || !some
+			r.limited = r.limited || !all
+		case !known:
+			r.unknown = true
+		default:
+			r.dstPort = in
+		}
+	}
+	for i < len(f) {
+		switch f[i] {
+		case "dscp", "precedence":
+			if i+1 >= len(f) {
+				return r, false
+			}
+			var v []int
+			if f[i] == "dscp" {
+				v = expandList(f[i+1], dscpName)
+			} else {
+				for _, p := range expandList(f[i+1], nil) {
+					for d := 8 * p; d < 8*p+8; d++ {
+						v = append(v, d)
+					}
+				}
+			}
+			if len(v) == 0 {
+				return r, false
+			}
+			r.dscp = v
+			i += 2
+		default:
+			i++ // log, fragments, time-range …: they do not change which packets match
+		}
+	}
+	return r, true
+}
+
+// portOp reads a port operator at the start of f: the ports it takes, how
+// many fields it used (0: none there, -1: unreadable) and whether its
+// ports are in the rule (not a port group).
+func portOp(f []string) (in func(int) bool, n int, known bool) {
+	num := func(s string) (int, bool) {
+		v, err := strconv.Atoi(s)
+		// A port name (domain, www, …) is a well-known port, never RoCE's.
+		return v, err == nil || s != "" && s[0] >= 'a' && s[0] <= 'z'
+	}
+	switch f[0] {
+	case "eq", "neq", "lt", "gt":
+		if len(f) < 2 {
+			return nil, -1, false
+		}
+		v, ok := num(f[1])
+		if !ok {
+			return nil, -1, false
+		}
+		isNum := f[1][0] >= '0' && f[1][0] <= '9'
+		switch f[0] {
+		case "eq":
+			return func(p int) bool { return isNum && p == v }, 2, true
+		case "neq":
+			return func(p int) bool { return !isNum || p != v }, 2, true
+		case "lt":
+			return func(p int) bool { return isNum && p < v }, 2, true
+		}
+		return func(p int) bool { return isNum && p > v }, 2, true
+	case "range":
+		if len(f) < 3 {
+			return nil, -1, false
+		}
+		lo, err1 := strconv.Atoi(f[1])
+		hi, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil {
+			return nil, -1, false
+		}
+		return func(p int) bool { return lo <= p && p <= hi }, 3, true
+	case "portgroup":
+		if len(f) < 2 {
+			return nil, -1, false
+		}
+		return nil, 2, false
+	}
+	return nil, 0, false
+}
+
+// matches reports whether RoCE v2 packets of t (UDP to t's port, with t's
+// DSCP when the class names one) can hit the rule.
+func (r ipRule) matches(t traffic) bool {
+	switch {
+	case r.proto != "ip" && r.proto != "udp":
+		return false
+	case r.unknown || r.noRoCE:
+		return false // a port group's ports are elsewhere: not judged
+	case r.dstPort != nil && !r.dstPort(t.udpPort):
+		return false
+	case r.dscp != nil && len(t.dscp) > 0 && len(intersect(r.dscp, t.dscp)) == 0:
+		return false
+	}
+	return true
+}
+
+// every reports whether the rule matches every RoCE v2 packet of t it can
+// match at all: no address or source port narrows it, and it names every
+// DSCP t's packets carry, or none.
+func (r ipRule) every(t traffic) bool {
+	return !r.limited && (r.dscp == nil || len(t.dscp) > 0 && len(intersect(r.dscp, t.dscp)) == len(intersect(t.dscp, t.dscp)))
 }
 
 // macACLOverlap is aclOverlap for a MAC access-list (RoCE v1 only).

@@ -132,8 +132,8 @@ func TestOverlapIPACLDenyFirst(t *testing.T) {
 	}{
 		{"denied on the port first", []string{"10 deny udp any any eq 4791", "20 permit ip any any"}, ""},
 		{"all UDP denied first", []string{"10 deny udp any any", "20 permit ip any any"}, ""},
-		{"another port denied", []string{"10 deny udp any any eq 53", "20 permit ip any any"}, `rule "permit ip any any" (UDP 4791)`},
-		{"a subnet denied", []string{"10 deny udp 10.0.0.0/8 any eq 4791", "20 permit ip any any"}, `rule "permit ip any any" (UDP 4791)`},
+		{"another port denied", []string{"10 deny udp any any eq 53", "20 permit ip any any"}, `rule "20 permit ip any any" (UDP 4791)`},
+		{"a subnet denied", []string{"10 deny udp 10.0.0.0/8 any eq 4791", "20 permit ip any any"}, `rule "20 permit ip any any" (UDP 4791)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
