@@ -28,6 +28,7 @@ func TestRenderPortMTU(t *testing.T) {
 	)
 	tests := []struct {
 		name, kind, cur string
+		line            string // Intent.JumboMTULine: read apart from cur, as the provider does
 		mtu             int
 		want            []string // the port's lines after the plan, in order; nil when refused
 		refuse          []string // what the refusal must say
@@ -46,6 +47,12 @@ func TestRenderPortMTU(t *testing.T) {
 			refuse: []string{"system jumbomtu, here 0", "longer than 0 bytes"}},
 		{name: "unreadable jumbomtu names the line", kind: "nexus7000", cur: "system jumbomtu 99999\n" + l2, mtu: 9216,
 			refuse: []string{`"system jumbomtu 99999"`, "correct it on the switch"}},
+		{name: "jumbomtu read apart from the configuration", kind: "nexus7000", cur: l2, line: "system jumbomtu 8000", mtu: 4200,
+			want: []string{"switchport", "switchport mode trunk", "priority-flow-control mode on", "mtu 8000"}},
+		{name: "the line read apart wins over the configuration's", kind: "nexus7000", cur: "system jumbomtu 9216\n" + l2, line: "system jumbomtu 8000", mtu: 9216,
+			refuse: []string{"system jumbomtu, here 8000"}},
+		{name: "unreadable line read apart names it", kind: "nexus7000", cur: l2, line: "system jumbomtu big", mtu: 9216,
+			refuse: []string{`"system jumbomtu big"`}},
 		{name: "explicit mtu 1500 on an L2 port refused", kind: "nexus7000", cur: l2 + "  mtu 1500\n", mtu: 9216,
 			refuse: []string{"Ethernet2/1 is configured with mtu 1500", "raise the port's mtu to 9216, the system jumbomtu", "not roce's to change", refusal}},
 		{name: "explicit mtu at jumbomtu kept as it is", kind: "nexus7000", cur: l2 + "  mtu 9216\n", mtu: 9216,
@@ -71,7 +78,7 @@ func TestRenderPortMTU(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := Intent{Platform: testPlatform(t, tt.kind), Classes: class(tt.mtu)}
+			in := Intent{Platform: testPlatform(t, tt.kind), Classes: class(tt.mtu), JumboMTULine: tt.line}
 			port := "Ethernet1/1"
 			if tt.kind == "nexus7000" {
 				in.Modules, port = testModules7000, "Ethernet2/1"
@@ -177,6 +184,9 @@ func FuzzJumboMTU(f *testing.F) {
 		j, err := JumboMTU(c)
 		if err == nil && (j < 0 || j > DefaultJumboMTU) {
 			t.Fatalf("jumbomtu %d out of range from %q", j, cfg)
+		}
+		if j, err := ParseJumboMTU(line); err == nil && (j < 0 || j > DefaultJumboMTU) {
+			t.Fatalf("jumbomtu %d out of range from line %q", j, line)
 		}
 		if ce := PortMTURefusal(p7, c, "Ethernet1/1", line); ce != nil && !strings.HasPrefix(ce.Message, "ERROR: Ethernet1/1: ") {
 			t.Fatalf("refusal %q", ce.Message)

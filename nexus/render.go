@@ -29,6 +29,11 @@ type Intent struct {
 	FCoE       bool
 	Prefix     string   // "ROCE-" when empty
 	Modules    []Module // 7000: for the F/M refusal
+	// JumboMTULine is a 7000's `system jumbomtu N` line when the caller
+	// read it apart from current (`show running-config | include
+	// jumbomtu`: the sections a provider reads do not hold it); "" takes
+	// current's own line, else the default 9216 (docs/nxos.md#port-mtu).
+	JumboMTULine string
 }
 
 func (in Intent) prefix() string {
@@ -109,7 +114,7 @@ func (r *renderer) checkPortMTU() error {
 		jumboErr error
 	)
 	if r.p.Is7000() {
-		jumbo, jumboErr = JumboMTU(r.cur) // an error counts only for a Layer 2 port
+		jumbo, jumboErr = jumboMTU(r.in, r.cur) // an error counts only for a Layer 2 port
 		r.jumbo = jumbo
 	}
 	for _, ifn := range r.in.Interfaces {

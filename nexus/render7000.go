@@ -197,23 +197,51 @@ const (
 func JumboMTU(c *Config) (int, error) {
 	j := DefaultJumboMTU
 	for _, o := range c.Objects {
-		if o.Kind != KindRaw {
+		if o.Kind != KindRaw || !isJumboLine(o.Header) {
 			continue
 		}
-		f := strings.Fields(o.Header)
-		if len(f) < 2 || f[0] != "system" || f[1] != "jumbomtu" {
-			continue
-		}
-		n, err := 0, error(nil)
-		if len(f) == 3 {
-			n, err = strconv.Atoi(f[2])
-		}
-		if len(f) != 3 || err != nil || n < 0 || n > DefaultJumboMTU {
-			return 0, fmt.Errorf("nexus: the configuration's %q is not `system jumbomtu N` with N at most 9216; correct it on the switch and plan again", strings.TrimSpace(o.Header))
+		n, err := ParseJumboMTU(o.Header)
+		if err != nil {
+			return 0, err
 		}
 		j = n
 	}
 	return j, nil
+}
+
+// isJumboLine reports a `system jumbomtu …` line.
+func isJumboLine(l string) bool {
+	f := strings.Fields(l)
+	return len(f) >= 2 && f[0] == "system" && f[1] == "jumbomtu"
+}
+
+// ParseJumboMTU reads the value of one `system jumbomtu N` line (what
+// `show running-config | include jumbomtu` prints); "" is the default
+// 9216. A line that is not `system jumbomtu N` with N 0-9216 is refused.
+func ParseJumboMTU(line string) (int, error) {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return DefaultJumboMTU, nil
+	}
+	f := strings.Fields(line)
+	n, err := 0, error(nil)
+	if len(f) == 3 && isJumboLine(line) {
+		n, err = strconv.Atoi(f[2])
+	}
+	if len(f) != 3 || !isJumboLine(line) || err != nil || n < 0 || n > DefaultJumboMTU {
+		return 0, fmt.Errorf("nexus: the configuration's %q is not `system jumbomtu N` with N at most 9216; correct it on the switch and plan again", line)
+	}
+	return n, nil
+}
+
+// jumboMTU is the switch's system jumbomtu for an intent: the line the
+// caller read apart from the configuration (Intent.JumboMTULine), else
+// the configuration's own line, else 9216.
+func jumboMTU(in Intent, c *Config) (int, error) {
+	if in.JumboMTULine != "" {
+		return ParseJumboMTU(in.JumboMTULine)
+	}
+	return JumboMTU(c)
 }
 
 // PortMTURefusal is what a Nexus 7000 answers to `mtu N` typed on Layer 2
