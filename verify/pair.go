@@ -161,7 +161,7 @@ func roundSeconds(d time.Duration) float64 {
 // client fail to connect; the device is the cause).
 func rank(class string) int {
 	switch class {
-	case perftest.ClassNoDevice:
+	case perftest.ClassNoDevice, perftest.ClassVersion: // the other side then fails to connect
 		return 0
 	case perftest.ClassGIDType:
 		return 1

@@ -149,6 +149,22 @@ func reportSchema(t *testing.T) *jsonschema.Schema {
 	return schema
 }
 
+// Every failure class a probe can carry is one the schema allows.
+func TestSchemaKnowsEveryFailureClass(t *testing.T) {
+	schema := reportSchema(t)
+	for _, class := range append(perftest.Classes(), "agent", "gid", "emulation-refused") {
+		rep := goldenReport(t)
+		rep.Probes[0].Status, rep.Probes[0].Failure = StatusError, &Reason{Class: class, Hint: "h", Detail: "d"}
+		var buf bytes.Buffer
+		if err := RenderJSON(&buf, rep); err != nil {
+			t.Fatal(err)
+		}
+		if errs := schema.Validate(buf.Bytes(), "#"); len(errs) > 0 {
+			t.Errorf("class %q: the report does not match the schema:\n%s", class, strings.Join(errs, "\n"))
+		}
+	}
+}
+
 // The JSON report validates against the schema documented in docs/verify.md.
 func TestJSONMatchesSchema(t *testing.T) {
 	rep := goldenReport(t)

@@ -16,8 +16,17 @@ const (
 	// or RNR (13) retry counter exceeded — packets lost on the path.
 	ClassRetryExceeded = "retry-exceeded"
 	ClassThreshold     = "threshold"
-	ClassUnknown       = "unknown"
+	// ClassVersion: the two sides run perftest releases that refuse each
+	// other (one side older than 5.70).
+	ClassVersion = "version"
+	ClassUnknown = "unknown"
 )
+
+// Classes lists every class Classify can return (reports and their
+// schema must know each).
+func Classes() []string {
+	return []string{ClassNoDevice, ClassConnect, ClassRTRRTS, ClassGIDType, ClassTimeout, ClassRetryExceeded, ClassThreshold, ClassVersion, ClassUnknown}
+}
 
 // Failure is a perftest run that did not produce a usable result, with a
 // hint a user can act on.
@@ -59,6 +68,7 @@ const (
 	hintThreshold  = "bandwidth was below the limit perftest was given (-w)"
 	hintRetry      = "the sender gave up after its retries (work completion status 12, transport retry counter exceeded): packets of the RoCE class are being dropped on the path — check that PFC is on for the class's priority on every switch port and NIC, that the MTU fits, and that the class's CoS/DSCP reach the no-drop queue (roce-verify's counters show where pause frames stop)"
 	hintLocalProt  = "a work completion failed with status 4 (local protection error): the adapter refused a buffer of this host (its memory registration or access rights), which is not packet loss on the network — check the device and memory flags of the run (for GPU memory, that peer-memory/GPUDirect RDMA works on this host), then rerun"
+	hintVersion    = "the two hosts run perftest releases that cannot talk to each other (perftest refuses a peer older than 5.70): install the same perftest release on both hosts (`ib_write_bw --version`), then rerun"
 	hintRNR        = "the receiver was not ready (work completion status 13, RNR retry counter exceeded): the server side did not post receives in time — check that the server process is still running and not starved of CPU"
 )
 
@@ -71,6 +81,9 @@ func signatures() []signature {
 		{"No IB devices found", ClassNoDevice, hintNoDevice},
 		{"Failed to get IB devices list", ClassNoDevice, hintNoDevice},
 		{"wasn't found", ClassNoDevice, hintNoDevice}, // "IB device 'X' wasn't found"
+		// perftest's check_version_compatibility (src/perftest_communication.c,
+		// linux-rdma/perftest since 583a467): printed, then exit 1.
+		{"not compatible with versions older than", ClassVersion, hintVersion},
 		{"Incompatibility issue with GID types", ClassGIDType, hintGIDType},
 		{"to RTR", ClassRTRRTS, hintRTRRTS}, // "Failed to modify QP 59 to RTR"
 		{"to RTS", ClassRTRRTS, hintRTRRTS},
