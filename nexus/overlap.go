@@ -76,13 +76,7 @@ func (r *renderer) lineOverlap(f []string, t traffic) string {
 			return "DSCP " + cosList(n)
 		}
 	case f[0] == "precedence" && len(f) == 2:
-		var covered []int
-		for _, p := range expandList(f[1], nil) {
-			for d := 8 * p; d < 8*p+8; d++ {
-				covered = append(covered, d)
-			}
-		}
-		if n := intersect(covered, t.dscp); len(n) > 0 {
+		if n := intersect(precedenceDSCP(f[1]), t.dscp); len(n) > 0 {
 			return "DSCP " + cosList(n) + " (IP precedence " + f[1] + ")"
 		}
 	case f[0] == "access-group" && len(f) == 3 && f[1] == "name":
@@ -156,14 +150,25 @@ type ipRule struct {
 // docs/nxos.md#mac-acl).
 const roceSrcPortMin, roceSrcPortMax = 0xC000, 0xFFFF
 
-// readIPRule reads one IP access-list line; ok is false for a remark, a
-// statistics line or anything it cannot read whole (never judged).
-func readIPRule(l string) (r ipRule, ok bool) {
+// ruleFields are the fields of an access-list rule from its action on
+// (the sequence number dropped), or nil when the line is not a permit or
+// deny rule (a remark, statistics per-entry).
+func ruleFields(l string) []string {
 	f := strings.Fields(l)
 	if len(f) > 0 && f[0][0] >= '0' && f[0][0] <= '9' {
 		f = f[1:]
 	}
-	if len(f) < 4 || (f[0] != "permit" && f[0] != "deny") {
+	if len(f) == 0 || f[0] != "permit" && f[0] != "deny" {
+		return nil
+	}
+	return f
+}
+
+// readIPRule reads one IP access-list line; ok is false for a remark, a
+// statistics line or anything it cannot read whole (never judged).
+func readIPRule(l string) (r ipRule, ok bool) {
+	f := ruleFields(l)
+	if len(f) < 4 {
 		return r, false
 	}
 	r.permit, r.proto = f[0] == "permit", f[1]
@@ -240,11 +245,7 @@ func readIPRule(l string) (r ipRule, ok bool) {
 			if f[i] == "dscp" {
 				v = expandList(f[i+1], dscpName)
 			} else {
-				for _, p := range expandList(f[i+1], nil) {
-					for d := 8 * p; d < 8*p+8; d++ {
-						v = append(v, d)
-					}
-				}
+				v = precedenceDSCP(f[i+1])
 			}
 			if len(v) == 0 {
 				return r, false
@@ -378,11 +379,8 @@ type macRule struct {
 // readMACRule reads one MAC access-list line; ok is false for a remark, a
 // statistics line or anything it cannot read whole (never judged).
 func readMACRule(l string) (r macRule, ok bool) {
-	f := strings.Fields(l)
-	if len(f) > 0 && f[0][0] >= '0' && f[0][0] <= '9' {
-		f = f[1:]
-	}
-	if len(f) < 3 || (f[0] != "permit" && f[0] != "deny") {
+	f := ruleFields(l)
+	if len(f) < 3 {
 		return r, false
 	}
 	r.permit = f[0] == "permit"
@@ -495,6 +493,18 @@ func (r *renderer) checkOverlaps(classes []*policies.Lossless, carried []*Policy
 		}
 	}
 	return nil
+}
+
+// precedenceDSCP is the DSCP values an IP precedence list covers
+// (precedence P is DSCP 8P…8P+7).
+func precedenceDSCP(list string) []int {
+	var out []int
+	for _, p := range expandList(list, nil) {
+		for d := 8 * p; d < 8*p+8; d++ {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // dscpName maps the DSCP names NX-OS accepts to their values.

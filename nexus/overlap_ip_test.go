@@ -13,12 +13,7 @@ import (
 // addresses, source and destination port operators, protocol numbers,
 // DSCP, and a deny of every such packet that comes first.
 func TestOverlapIPACL(t *testing.T) {
-	cur := func(rules ...string) string {
-		return "ip access-list v2\n  " + strings.Join(rules, "\n  ") + "\n" +
-			"class-map type qos match-all voice\n  match access-group name v2\n" +
-			"policy-map type qos site-in\n  class voice\n    set qos-group 2\n  class class-default\n" +
-			"system qos\n  service-policy type qos input site-in\n"
-	}
+	cur := func(rules ...string) string { return aclClassConfig("ip", "v2", rules...) }
 	udp := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 4, MTU: 9216}
 	udp26 := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791, DSCP: []int{26}}, Priority: 4, MTU: 9216}
 	tests := []struct {

@@ -51,12 +51,7 @@ func TestReadMACRule(t *testing.T) {
 // Ethertype sits in the rule and whatever options follow it; a rule on
 // another Ethertype or CoS, or a deny that comes first, is not an overlap.
 func TestOverlapMACACL(t *testing.T) {
-	cur := func(rules ...string) string {
-		return "mac access-list v1\n  " + strings.Join(rules, "\n  ") + "\n" +
-			"class-map type qos match-all voice\n  match access-group name v1\n" +
-			"policy-map type qos site-in\n  class voice\n    set qos-group 2\n  class class-default\n" +
-			"system qos\n  service-policy type qos input site-in\n"
-	}
+	cur := func(rules ...string) string { return aclClassConfig("mac", "v1", rules...) }
 	tests := []struct {
 		name  string
 		rules []string
@@ -119,12 +114,7 @@ func FuzzReadMACRule(f *testing.F) {
 // any, the RoCE port or none) before a rule permitting them leaves them
 // out of the class-map; a deny that names less does not.
 func TestOverlapIPACLDenyFirst(t *testing.T) {
-	cur := func(rules ...string) string {
-		return "ip access-list v2\n  " + strings.Join(rules, "\n  ") + "\n" +
-			"class-map type qos match-all voice\n  match access-group name v2\n" +
-			"policy-map type qos site-in\n  class voice\n    set qos-group 2\n  class class-default\n" +
-			"system qos\n  service-policy type qos input site-in\n"
-	}
+	cur := func(rules ...string) string { return aclClassConfig("ip", "v2", rules...) }
 	tests := []struct {
 		name  string
 		rules []string
@@ -145,4 +135,14 @@ func TestOverlapIPACLDenyFirst(t *testing.T) {
 			checkRefusal(t, cur(tt.rules...), in, "a class whose IP ACL takes RoCE v2 packets", tt.want, "overlaps class voice of policy-map site-in")
 		})
 	}
+}
+
+// aclClassConfig is a configuration whose class voice (first in the type
+// qos policy under system qos) matches access-list name of type typ with
+// rules.
+func aclClassConfig(typ, name string, rules ...string) string {
+	return typ + " access-list " + name + "\n  " + strings.Join(rules, "\n  ") + "\n" +
+		"class-map type qos match-all voice\n  match access-group name " + name + "\n" +
+		"policy-map type qos site-in\n  class voice\n    set qos-group 2\n  class class-default\n" +
+		"system qos\n  service-policy type qos input site-in\n"
 }
