@@ -133,7 +133,7 @@ func aclOverlap(acl *Object, t traffic) string {
 // destination [operator port [port]] [dscp d | precedence p] [options]",
 // source and destination each `any`, `host A`, `A/len`, `A wildcard` or
 // `addrgroup NAME`, operators eq, neq, lt, gt, range (two ports) and
-// portgroup NAME (docs/nxos.md#mac-acl).
+// portgroup NAME (docs/nxos.md#ip-acl).
 type ipRule struct {
 	permit  bool
 	proto   string // "ip", "udp", or another protocol
@@ -144,10 +144,10 @@ type ipRule struct {
 	noRoCE  bool  // a source port condition no RoCE v2 packet meets
 }
 
-// roceSrcPortMin-roceSrcPortMax is the UDP source port range of RoCE v2 packets: Linux
-// picks them from the IANA ephemeral range 49152-65535
-// (IB_ROCE_UDP_ENCAP_VALID_PORT_MIN/MAX, include/rdma/ib_verbs.h;
-// docs/nxos.md#mac-acl).
+// roceSrcPortMin-roceSrcPortMax is the UDP source port range of RoCE v2
+// packets: rdma-core (libibverbs/verbs.h, IB_ROCE_UDP_ENCAP_VALID_PORT_MIN
+// and _MAX; used by the mlx5 and hns providers) and the Linux kernel pick
+// them from the IANA ephemeral range 49152-65535 (docs/nxos.md#ip-acl).
 const roceSrcPortMin, roceSrcPortMax = 0xC000, 0xFFFF
 
 // ruleFields are the fields of an access-list rule from its action on
