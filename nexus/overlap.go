@@ -1005,11 +1005,17 @@ func (r *renderer) checkPortPolicy7000(classes []*policies.Lossless, ifn string,
 		if len(bad) == 0 {
 			continue
 		}
-		return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s, attached to %s (`%s` on %s): class-map %s matches %s, which the class's packets carry, and the class applies `%s` to them. "+
+		matches := "class-map " + fc.Name + " matches " + why
+		fix := "take that value out of class-map " + fc.Name + " (or those actions out of class " + fc.Name + ")"
+		if fc.Name == "class-default" {
+			matches = "no other class of it matches them, so class-default takes " + why
+			fix = "take those actions out of class class-default, add a class before it that matches the lossless traffic and keeps its CoS"
+		}
+		return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s, attached to %s (`%s` on %s): %s, which the class's packets carry, and the class applies `%s` to them. "+
 			"The switch gives a packet to the first class that matches, so RoCE packets on %s would leave CoS %d, the no-drop CoS, or be policed or re-marked by a class roce does not own. "+
-			"Fix one side: take that value out of class-map %s (or those actions out of class %s), remove policy-map %s from %s, or give the lossless class a priority/DSCP/match no class of %s takes",
-			c.Name, fc.Name, a.sp.Name, a.how, a.line, a.at(), fc.Name, why, strings.Join(bad, "`, `"),
-			ifn, c.Priority, fc.Name, fc.Name, a.sp.Name, a.at(), a.sp.Name)
+			"Fix one side: %s, remove policy-map %s from %s, or give the lossless class a priority/DSCP/match no class of %s takes",
+			c.Name, fc.Name, a.sp.Name, a.how, a.line, a.at(), matches, strings.Join(bad, "`, `"),
+			ifn, c.Priority, fix, a.sp.Name, a.at(), a.sp.Name)
 	}
 	return nil
 }

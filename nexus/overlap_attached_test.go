@@ -148,6 +148,9 @@ func TestOverlapPortPolicy7000(t *testing.T) {
 		{"policy on the member's port-channel", "class-map type qos match-any voice\n  match cos 4\npolicy-map type qos port-qos\n  class voice\n    set dscp 10\n" +
 			"interface port-channel7\n  service-policy type qos input port-qos\ninterface Ethernet2/2\n  channel-group 7 mode active\n",
 			[]string{"attached to managed port Ethernet2/2 (a member of port-channel7)", "`set dscp 10`"}},
+		{"class-default re-marks RoCE", "policy-map type qos port-qos\n  class class-default\n    set cos 0\ninterface Ethernet2/1\n  service-policy type qos input port-qos\n",
+			[]string{"overlaps class class-default of policy-map port-qos", "no other class of it matches them, so class-default takes every packet",
+				"applies `set cos 0`", "take those actions out of class class-default, add a class before it"}},
 		{"RoCE kept in its CoS", pol("match cos 4", "set cos 4", "input"), nil},
 		// match-any: EF packets beside RoCE's CoS get CoS 4 too.
 		{"RoCE's CoS or EF marked with CoS 4", pol("match cos 4\n  match dscp 46", "set cos 4", "input"),
