@@ -413,7 +413,7 @@ func (t *Target) readCommands(withFacts bool) []string {
 	if withFacts {
 		cmds = append(cmds, "show version", "show module")
 		if t.platform.Is7000() {
-			cmds = append(cmds, "show vdc current-vdc")
+			cmds = append(cmds, "show vdc current-vdc", jumboCommand)
 		}
 	}
 	cmds = append(cmds, t.configCommands("show running-config")...)
@@ -466,10 +466,13 @@ func (t *Target) readParts(parts []string, facts *state) (*state, error) {
 			if st.vdcID, st.vdcName, err = parseCurrentVDC(parts[0]); err != nil {
 				return nil, err
 			}
-			parts = parts[1:]
+			if err := st.takeJumbo(parts[1]); err != nil {
+				return nil, err
+			}
+			parts = parts[2:]
 		}
 	} else {
-		st = &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName}
+		st = &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName, jumbo: facts.jumbo}
 	}
 	if withFacts {
 		n := len(t.configCommands("show running-config"))

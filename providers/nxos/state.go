@@ -25,6 +25,11 @@ type state struct {
 	// vdcID/vdcName: the VDC the session is in (7000; 0 when unknown).
 	vdcID   int
 	vdcName string
+	// jumbo is a 7000's `system jumbomtu N` line ("" when the switch runs
+	// the default 9216), read with the facts (jumboCommand): the MTU roce
+	// sets on managed Layer 2 ports (docs/nxos.md#port-mtu), which the
+	// sections in text do not hold.
+	jumbo string
 	// startup is the normalised text of the same sections in the startup
 	// configuration (`show startup-config`), read with the facts;
 	// startupRead is false for a re-read or a capture, which have none.
@@ -97,6 +102,33 @@ func (st *state) finish(text, source string) error {
 		return fmt.Errorf("parse the running config read from %s: %w", source, err)
 	}
 	st.cfg = cfg
+	return nil
+}
+
+// jumboCommand reads a 7000's system jumbomtu: the line when it is set,
+// nothing at the default (docs/nxos.md#port-mtu).
+const jumboCommand = "show running-config | include jumbomtu"
+
+// takeJumbo keeps the `system jumbomtu` line of jumboCommand's answer.
+func (st *state) takeJumbo(out string) error {
+	if cliRefused(out) {
+		return fmt.Errorf("read %s: the switch refused it: %s", jumboCommand, strings.TrimSpace(out))
+	}
+	return st.keepJumbo(out, jumboCommand)
+}
+
+// keepJumbo keeps the last top-level `system jumbomtu` line of a
+// configuration text (none: the default), refusing one roce cannot read.
+func (st *state) keepJumbo(text, source string) error {
+	st.jumbo = ""
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "system" && f[1] == "jumbomtu" && l[0] == 's' {
+			st.jumbo = strings.TrimSpace(l)
+		}
+	}
+	if _, err := nexus.ParseJumboMTU(st.jumbo); err != nil {
+		return fmt.Errorf("read %s: %w", source, err)
+	}
 	return nil
 }
 

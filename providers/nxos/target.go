@@ -193,6 +193,8 @@ func (t *Target) intent(st *state) nexus.Intent {
 		Interfaces: t.ifaces,
 		FCoE:       t.sw.FCoE,
 		Modules:    st.modules,
+		// 7000: the port MTU roce sets (docs/nxos.md#port-mtu).
+		JumboMTULine: st.jumbo,
 	}
 }
 
@@ -262,6 +264,12 @@ func (t *Target) readLive(c *conn) (*state, error) {
 		if st.vdcID, st.vdcName, err = parseCurrentVDC(out); err != nil {
 			return nil, err
 		}
+		if out, err = c.command(jumboCommand); err != nil {
+			return nil, fmt.Errorf("read %s: %w", jumboCommand, err)
+		}
+		if err := st.takeJumbo(out); err != nil {
+			return nil, err
+		}
 	}
 	var saved []string
 	for _, cmd := range t.configCommands("show startup-config") {
@@ -285,7 +293,7 @@ func (t *Target) readConfig(c *conn, facts *state) (*state, error) {
 	if !t.sequential {
 		return t.readBatched(c, facts)
 	}
-	st := &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName}
+	st := &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName, jumbo: facts.jumbo}
 	var text strings.Builder
 	for _, cmd := range t.configCommands("show running-config") {
 		out, err := c.command(cmd)
@@ -337,6 +345,11 @@ func (t *Target) readCaptured() (*state, error) {
 	full, err := nexus.Parse(cp.running)
 	if err != nil {
 		return nil, fmt.Errorf("%s: parse %s (show running-config): %w", t.Address(), path, err)
+	}
+	if t.platform.Is7000() {
+		if err := st.keepJumbo(cp.running, path+" (show running-config)"); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Address(), err)
+		}
 	}
 	var text strings.Builder
 	for _, sec := range sections {
