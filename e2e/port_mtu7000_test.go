@@ -88,3 +88,32 @@ func TestPlanApply7000PortMTU(t *testing.T) {
 		t.Fatalf("verify with Ethernet3/1 back at 1500: want exit 3 naming the MTU on switch.n7k-1\n%s", r)
 	}
 }
+
+// A switch whose system jumbomtu is below the lossless class's MTU cannot
+// carry the class on a Layer 2 port (docs/nxos.md#port-mtu): roce-plan
+// refuses it, naming the switch, the port, the jumbomtu and the fix, and
+// nothing is pushed.
+func TestPlan7000ClassAboveJumboMTURefused(t *testing.T) {
+	l := startLab(t)
+	sw := l.Sims["n7k-1"].Switch()
+	if err := sw.ReplaceRunningConfig(sw.RunningConfig() + "system jumbomtu 8000\n"); err != nil {
+		t.Fatal(err)
+	}
+	before := sw.RunningConfig()
+	r := roce(t, l, "", "roce-plan", "-detailed-exitcode", "-target", "switch.n7k-1", l.Dir)
+	if r.code != 1 {
+		t.Fatalf("want exit 1 (refused)\n%s", r)
+	}
+	out := r.stdout + r.stderr
+	for _, want := range []string{"switch.n7k-1", `lossless "rocev2" has mtu 9214`, "Ethernet3/1 is a Layer 2 port", "system jumbomtu, here 8000", "raise the switch's `system jumbomtu` to 9214"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the refusal does not say %q\n%s", want, r)
+		}
+	}
+	if r := roce(t, l, "", "roce-apply", "-auto-approve", "-target", "switch.n7k-1", l.Dir); r.code == 0 {
+		t.Errorf("apply went through a refused plan\n%s", r)
+	}
+	if sw.RunningConfig() != before {
+		t.Error("the refused switch was changed")
+	}
+}
