@@ -731,7 +731,10 @@ func (a portAttachment) place() string {
 // portCandidate reports a foreign type qos policy attached outside system
 // qos (an interface, a VLAN): one that may apply to a managed port.
 func (r *renderer) portCandidate(a qosAttachment) bool {
-	return a.obj.Kind != KindSystemQoS && a.sp.Type == TypeQoS && !r.ours(a.sp.Name)
+	if a.obj.Kind == KindSystemQoS || r.ours(a.sp.Name) {
+		return false
+	}
+	return a.sp.Type == TypeQoS || a.sp.Type == TypeQueuing && a.sp.Direction == "output" && !r.p.Is7000()
 }
 
 // portVLANs are the VLANs Layer 2 port o carries, as ranges: its trunk's
@@ -855,7 +858,7 @@ func (r *renderer) checkAttachedQoS(classes []*policies.Lossless) error {
 			}
 		case !r.portCandidate(a):
 		case a.port == "":
-			if r.p.Is7000() && a.obj.Kind == KindRaw {
+			if r.p.Is7000() && a.obj.Kind == KindRaw && a.sp.Type == TypeQoS {
 				vlans = append(vlans, a)
 			}
 		default:
@@ -872,7 +875,9 @@ func (r *renderer) checkAttachedQoS(classes []*policies.Lossless) error {
 				default:
 					continue
 				}
-				own[i] |= dirBit(a.sp.Direction)
+				if a.sp.Type == TypeQoS {
+					own[i] |= dirBit(a.sp.Direction)
+				}
 				if err := r.judgePortPolicy(classes, ifn, portAttachment{a, how}); err != nil {
 					return err
 				}
@@ -926,6 +931,9 @@ func (r *renderer) portChannels() []string {
 // judgePortPolicy runs the checks of a type qos policy that applies to a
 // managed port.
 func (r *renderer) judgePortPolicy(classes []*policies.Lossless, ifn string, a portAttachment) error {
+	if a.sp.Type == TypeQueuing {
+		return portQueuing5000(classes, a)
+	}
 	var err error
 	if r.p.Is7000() {
 		err = r.checkPortPolicy7000(classes, ifn, a)
@@ -969,6 +977,26 @@ func (r *renderer) portPolicy5000(c *policies.Lossless, ifn string, a portAttach
 		"so RoCE packets arriving on %s would never reach roce's class: %s, not roce's no-drop qos-group. "+
 		"Fix: move the classes of %s into the type qos policy under system qos (roce keeps other classes there, after its own) and remove it from the port (interface %s, then no %s), or leave %s out of the switch's interfaces",
 		c.Name, a.how, a.sp.Name, a.line, a.at(), ifn, fate, a.sp.Name, a.at(), a.line, ifn)
+}
+
+// portQueuing5000 refuses a lossless class that asks for a bandwidth share
+// when a Nexus 5000 managed port has a queuing output policy of its own:
+// on that port it takes precedence over the one under system qos, where
+// roce gives the class its share, and it has no class for roce's
+// qos-group (allocateGroups never picks a group such a policy matches),
+// so the share asked for would not be given there.
+func portQueuing5000(classes []*policies.Lossless, a portAttachment) error {
+	for _, c := range classes {
+		if c.BandwidthPercent == 0 {
+			continue // no share asked for: the port's own policy decides, as for any class
+		}
+		return fmt.Errorf("nexus: lossless %q asks bandwidth_percent = %d, but %s has its own type queuing output policy %s (`%s` on %s). "+
+			"On a Nexus 5000 a policy attached to an interface takes precedence over the one under system qos, where roce gives the class its share (docs/nxos.md#interface-policies), "+
+			"and %s has no class for the class's qos-group, so the share would not be given on that port. "+
+			"Fix: remove the policy from the port (interface %s, then no %s), leave bandwidth_percent unset (the port's policy then decides), or leave the port out of the switch's interfaces",
+			c.Name, c.BandwidthPercent, a.how, a.sp.Name, a.line, a.at(), a.sp.Name, a.at(), a.line)
+	}
+	return nil
 }
 
 // actionsText prints a class's actions for a message (none when empty).

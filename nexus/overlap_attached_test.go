@@ -37,7 +37,10 @@ func TestOverlapPortPolicy5000(t *testing.T) {
 		{"the built-in FCoE policy on the port", "interface Ethernet1/1\n  service-policy type qos input fcoe-default-in-policy\n",
 			[]string{"policy fcoe-default-in-policy", "class class-default of policy-map fcoe-default-in-policy takes them"}},
 		{"policy on an unmanaged port", voice + "interface Ethernet1/9\n  service-policy type qos input port-in\n", nil},
-		{"queuing policy on the managed port", "interface Ethernet1/1\n  service-policy type queuing output default-out-policy\n", nil},
+		{"queuing output policy on the managed port, bandwidth asked", "interface Ethernet1/1\n  service-policy type queuing output default-out-policy\n",
+			[]string{`lossless "rdma" asks bandwidth_percent = 40, but managed port Ethernet1/1 has its own type queuing output policy default-out-policy`,
+				"interface Ethernet1/1, then no service-policy type queuing output default-out-policy", "leave bandwidth_percent unset"}},
+		{"queuing input policy on the managed port", "interface Ethernet1/1\n  service-policy type queuing input fcoe-default-in-policy\n", nil},
 		{"port-channel of another port", voice + "interface port-channel10\n  service-policy type qos input port-in\ninterface Ethernet1/9\n  channel-group 10\n", nil},
 	}
 	for _, tt := range tests {
@@ -262,4 +265,17 @@ func TestOverlapInterfaceGroupTakenLater(t *testing.T) {
 	if nq := re.ClassMap(TypeNetworkQoS, DefaultPrefix+in.Classes[0].Name); nq == nil || slices.Contains(nq.Lines, "match qos-group "+strconv.Itoa(g)) {
 		t.Fatalf("roce's network-qos class-map still matches qos-group %d:\n%v", g, nq)
 	}
+}
+
+// A Nexus 5000 managed port's own queuing output policy decides the
+// egress shares there: a class that asks for none plans, and so does a
+// port-channel member whose port-channel has none.
+func TestOverlapPortQueuing5000(t *testing.T) {
+	noShare := *modeClasses()["cos"][0]
+	noShare.BandwidthPercent = 0
+	in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{&noShare}, Interfaces: []string{"Ethernet1/1"}}
+	checkRefusal(t, "interface Ethernet1/1\n  service-policy type queuing output default-out-policy\n", in, "", "")
+	in.Classes = modeClasses()["cos"]
+	checkRefusal(t, "interface port-channel5\n  service-policy type queuing output default-out-policy\ninterface Ethernet1/1\n  channel-group 5\n", in,
+		"a share the port-channel's queuing policy overrides", "managed port Ethernet1/1 (a member of port-channel5) has its own type queuing output policy default-out-policy")
 }
