@@ -76,7 +76,7 @@ func checkHardwareRelease(kind string, v nexus.Version, mods []nexus.Module, rel
 			return fmt.Errorf("nxsim: hardware minimum %s: %w", hm.since, err)
 		}
 		if slices.Compare(rel, since) < 0 {
-			return fmt.Errorf(`NX-OS %s cannot run on this switch: %s%s needs %s or later (docs/nxos.md, "Hardware and release"); choose %s or later, %s`, release, hm.what, which, hm.since, hm.since, hm.other)
+			return fmt.Errorf(`NX-OS %s cannot run on this switch: %s%s needs %s or later (docs/nxos.md#hardware-and-release); choose %s or later, %s`, release, hm.what, which, hm.since, hm.since, hm.other)
 		}
 	}
 	return nil
