@@ -195,9 +195,11 @@ func parseIPRule(t []tok) error {
 	return nil
 }
 
-// parseMACRule validates "permit|deny src dst [0xETYPE]" with src/dst "any"
-// or "MAC MASK" (docs/nxos.md: the MAC-ACL form is UNCONFIRMED on
-// N5K/N7K; the simulator accepts it so the capability can be exercised).
+// parseMACRule validates "permit|deny src dst [protocol] [cos N] [vlan N]"
+// with src/dst "any" or "MAC MASK" and the protocol a number 0x0-0xffff or
+// one of the reference's keywords (Nexus 5500 Security Command Reference
+// OL-27883-02, "permit (MAC)"; docs/nxos.md#mac-access-list-rules). A
+// mask after the protocol is refused: no reference shows one.
 func parseMACRule(t []tok) error {
 	i := 1
 	for range 2 {
@@ -219,20 +221,48 @@ func parseMACRule(t []tok) error {
 		}
 		i += 2
 	}
-	if i < len(t) {
+	if i < len(t) && t[i].s != "cos" && t[i].s != "vlan" {
 		s := t[i].s
-		if !strings.HasPrefix(s, "0x") || len(s) < 3 || len(s) > 6 {
-			return invalidAt(t[i].pos)
-		}
-		if _, err := strconv.ParseUint(s[2:], 16, 16); err != nil {
+		switch {
+		case macProtocolKeywords[s]:
+		case strings.HasPrefix(s, "0x") && len(s) >= 3 && len(s) <= 6:
+			if _, err := strconv.ParseUint(s[2:], 16, 16); err != nil {
+				return invalidAt(t[i].pos)
+			}
+		default:
 			return invalidAt(t[i].pos)
 		}
 		i++
+	}
+	for _, opt := range []struct {
+		word     string
+		min, max uint64
+	}{{"cos", 0, 7}, {"vlan", 1, 4094}} {
+		if i >= len(t) || t[i].s != opt.word {
+			continue
+		}
+		if i+1 >= len(t) {
+			return incompleteAt(endPos(t))
+		}
+		n, err := strconv.ParseUint(t[i+1].s, 10, 16)
+		if err != nil || n < opt.min || n > opt.max {
+			return invalidAt(t[i+1].pos)
+		}
+		i += 2
 	}
 	if i < len(t) {
 		return invalidAt(t[i].pos)
 	}
 	return nil
+}
+
+// macProtocolKeywords are the protocol names of "permit (MAC)" that we
+// could read in the Nexus 5000 Command Reference OL-16599-01 ("MAC
+// Protocols", pages 6-72/6-73 as manualshelf.com and manualowl.com show
+// them); the reference lists more after these, which the simulator
+// refuses until a source shows them (docs/nxos.md#mac-access-list-rules).
+var macProtocolKeywords = map[string]bool{
+	"aarp": true, "appletalk": true, "decnet-iv": true, "diagnostic": true, "etype-6000": true,
 }
 
 // isDottedMAC accepts NX-OS "0000.1111.2222".

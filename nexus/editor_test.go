@@ -67,6 +67,14 @@ func TestEditorLines(t *testing.T) {
 		{"acl bad address", "nexus5000", []string{"ip access-list A"}, "permit udp 300.1.1.1/8 any", "invalid", 11, msgInvalid, "config-acl"},
 		{"mac acl ethertype", "nexus5000", []string{"mac access-list M"}, "permit any any 0x8915", "", 0, "", "config-mac-acl"},
 		{"mac acl bad ethertype", "nexus5000", []string{"mac access-list M"}, "permit any any 0x18915", "invalid", 15, msgInvalid, "config-mac-acl"},
+		{"mac acl cos option", "nexus5000", []string{"mac access-list M"}, "permit any any 0x8915 cos 4", "", 0, "", "config-mac-acl"},
+		{"mac acl vlan option", "nexus5000", []string{"mac access-list M"}, "permit any any 0x8915 vlan 10", "", 0, "", "config-mac-acl"},
+		{"mac acl cos and vlan", "nexus5000", []string{"mac access-list M"}, "deny any any cos 3 vlan 4094", "", 0, "", "config-mac-acl"},
+		{"mac acl protocol keyword", "nexus5000", []string{"mac access-list M"}, "permit any any appletalk", "", 0, "", "config-mac-acl"},
+		{"mac acl cos out of range", "nexus5000", []string{"mac access-list M"}, "permit any any 0x8915 cos 8", "invalid", 26, msgInvalid, "config-mac-acl"},
+		{"mac acl vlan 0", "nexus5000", []string{"mac access-list M"}, "permit any any vlan 0", "invalid", 20, msgInvalid, "config-mac-acl"},
+		{"mac acl protocol mask refused", "nexus5000", []string{"mac access-list M"}, "permit any any 0x8915 0x0", "invalid", 22, msgInvalid, "config-mac-acl"},
+		{"mac acl cos without value", "nexus5000", []string{"mac access-list M"}, "permit any any cos", "incomplete", 18, "", "config-mac-acl"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +97,7 @@ func TestEditorLines(t *testing.T) {
 					t.Fatalf("%q: got %v (%T), want a *CLIError", tt.line, err, err)
 				}
 				if ce.Kind != tt.wantKind || ce.Pos != tt.wantPos || !strings.Contains(ce.Message, tt.wantMsg) {
-					t.Fatalf("%q: got %+v, want kind %s pos %d message containing %q", tt.line, ce, tt.wantKind, tt.wantPos, tt.wantMsg)
+					t.Fatalf("%q: got %+v (pos %d), want kind %s pos %d message containing %q", tt.line, ce, ce.Pos, tt.wantKind, tt.wantPos, tt.wantMsg)
 				}
 			}
 			if e.Mode() != tt.wantMode {
