@@ -138,6 +138,14 @@ func (r *renderer) checkPortMTU() error {
 		if o == nil {
 			continue
 		}
+		if routed && want > DefaultPortMTU && !slices.ContainsFunc(o.Lines, func(l string) bool { return strings.HasPrefix(l, "mtu ") }) {
+			// A routed port without an mtu line runs at the default 1500.
+			// roce does not raise it: a routed port's MTU is part of its
+			// routing adjacencies (OSPF compares it), someone else's call.
+			return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is a routed port (no switchport) at the default mtu %d: it would drop every RoCE frame longer than %d bytes (docs/nxos.md#port-mtu). "+
+				"Fix one side: give the port `mtu %d` yourself (it is not roce's to change: routing neighbours compare it), or lower the class's mtu to %d, or leave %s out of the switch's interfaces",
+				name, want, ifn, DefaultPortMTU, DefaultPortMTU, want, DefaultPortMTU, ifn)
+		}
 		for _, l := range o.Lines {
 			f := strings.Fields(l)
 			if len(f) != 2 || f[0] != "mtu" {
