@@ -252,6 +252,21 @@ func readIPRule(l string) (r ipRule, ok bool) {
 			}
 			r.dscp = v
 			i += 2
+		case "packet-length", "ttl":
+			// They choose packets: a deny with them does not stop every
+			// RoCE packet, a permit takes only some.
+			n := 2
+			if f[i] == "packet-length" {
+				n = 3
+				if i+1 < len(f) && f[i+1] == "range" {
+					n = 4
+				}
+			}
+			if i+n > len(f) {
+				return r, false
+			}
+			r.limited = true
+			i += n
 		default:
 			i++ // log, fragments, time-range …: they do not change which packets match
 		}
@@ -263,38 +278,35 @@ func readIPRule(l string) (r ipRule, ok bool) {
 // many fields it used (0: none there, -1: unreadable) and whether its
 // ports are in the rule (not a port group).
 func portOp(f []string) (in func(int) bool, n int, known bool) {
-	num := func(s string) (int, bool) {
-		v, err := strconv.Atoi(s)
-		// A port name (domain, www, …) is a well-known port, never RoCE's.
-		return v, err == nil || s != "" && s[0] >= 'a' && s[0] <= 'z'
-	}
 	switch f[0] {
 	case "eq", "neq", "lt", "gt":
 		if len(f) < 2 {
 			return nil, -1, false
 		}
-		v, ok := num(f[1])
+		v, ok := udpPortNumber(f[1])
 		if !ok {
 			return nil, -1, false
 		}
-		isNum := f[1][0] >= '0' && f[1][0] <= '9'
 		switch f[0] {
 		case "eq":
-			return func(p int) bool { return isNum && p == v }, 2, true
+			return func(p int) bool { return p == v }, 2, true
 		case "neq":
-			return func(p int) bool { return !isNum || p != v }, 2, true
+			return func(p int) bool { return p != v }, 2, true
 		case "lt":
-			return func(p int) bool { return isNum && p < v }, 2, true
+			return func(p int) bool { return p < v }, 2, true
 		}
-		return func(p int) bool { return isNum && p > v }, 2, true
+		return func(p int) bool { return p > v }, 2, true
 	case "range":
 		if len(f) < 3 {
 			return nil, -1, false
 		}
-		lo, err1 := strconv.Atoi(f[1])
-		hi, err2 := strconv.Atoi(f[2])
-		if err1 != nil || err2 != nil {
+		lo, ok1 := udpPortNumber(f[1])
+		hi, ok2 := udpPortNumber(f[2])
+		if !ok1 || !ok2 {
 			return nil, -1, false
+		}
+		if lo > hi { // NX-OS takes the two ends in either order
+			lo, hi = hi, lo
 		}
 		return func(p int) bool { return lo <= p && p <= hi }, 3, true
 	case "portgroup":
@@ -304,6 +316,73 @@ func portOp(f []string) (in func(int) bool, n int, known bool) {
 		return nil, 2, false
 	}
 	return nil, 0, false
+}
+
+// udpPortNumber reads a UDP port of an access-list rule: a number 0-65535
+// or one of the names NX-OS takes for a UDP port (Batfish's NX-OS grammar,
+// CiscoNxos_ip_access_list.g4 udp_port, with the IANA numbers;
+// docs/nxos.md#ip-acl). Any other word (a TCP port name) is not read.
+func udpPortNumber(s string) (int, bool) {
+	if v, err := strconv.Atoi(s); err == nil {
+		return v, v >= 0 && v <= 0xFFFF
+	}
+	switch s {
+	case "echo":
+		return 7, true
+	case "discard":
+		return 9, true
+	case "time":
+		return 37, true
+	case "nameserver":
+		return 42, true
+	case "tacacs":
+		return 49, true
+	case "domain":
+		return 53, true
+	case "bootps":
+		return 67, true
+	case "bootpc":
+		return 68, true
+	case "tftp":
+		return 69, true
+	case "sunrpc":
+		return 111, true
+	case "ntp":
+		return 123, true
+	case "netbios-ns":
+		return 137, true
+	case "netbios-dgm":
+		return 138, true
+	case "netbios-ss":
+		return 139, true
+	case "snmp":
+		return 161, true
+	case "snmptrap":
+		return 162, true
+	case "xdmcp":
+		return 177, true
+	case "dnsix":
+		return 195, true
+	case "mobile-ip":
+		return 434, true
+	case "pim-auto-rp":
+		return 496, true
+	case "isakmp":
+		return 500, true
+	case "biff":
+		return 512, true
+	case "who":
+		return 513, true
+	case "syslog":
+		return 514, true
+	case "talk":
+		return 517, true
+	case "rip":
+		return 520, true
+	case "non500-isakmp":
+		return 4500, true
+	}
+	return 0, false
 }
 
 // matches reports whether RoCE v2 packets of t (UDP to t's port, with t's
