@@ -1134,14 +1134,13 @@ func keepsLossless(act string, c *policies.Lossless, t traffic) bool {
 	if len(f) != 3 || f[0] != "set" {
 		return false
 	}
-	n, err := strconv.Atoi(f[2])
-	switch {
-	case err != nil:
-		return false
-	case f[1] == "cos":
-		return n == c.Priority
-	case f[1] == "dscp":
-		return slices.Contains(t.dscp, n)
+	switch f[1] {
+	case "cos":
+		n, err := strconv.Atoi(f[2])
+		return err == nil && n == c.Priority
+	case "dscp": // a number or a name (af31, ef, cs3, …)
+		v := expandList(f[2], dscpName)
+		return len(v) == 1 && slices.Contains(t.dscp, v[0])
 	}
 	return false
 }

@@ -175,6 +175,23 @@ func TestOverlapPortPolicy7000(t *testing.T) {
 	}
 }
 
+// A 7000 port class that sets the DSCP a lossless class matches keeps
+// its packets lossless, whether the DSCP is written as a number or by
+// name; another DSCP is refused.
+func TestOverlapPortPolicy7000SetDSCP(t *testing.T) {
+	pol := func(action string) string {
+		return "class-map type qos match-any af\n  match dscp 26\npolicy-map type qos port-qos\n  class af\n    " + action + "\n" +
+			"interface Ethernet2/1\n  service-policy type qos input port-qos\n"
+	}
+	in := intentFor(t, "nexus7000", "dscp", "")
+	for _, action := range []string{"set dscp 26", "set dscp af31"} {
+		t.Run(action, func(t *testing.T) { checkRefusal(t, pol(action), in, "", "") })
+	}
+	t.Run("set dscp ef", func(t *testing.T) {
+		checkRefusal(t, pol("set dscp ef"), in, "a managed port's class that re-marks the lossless DSCP", "applies `set dscp ef`")
+	})
+}
+
 // Under system qos of a Nexus 5000 a foreign class that marks other
 // traffic with the no-drop CoS is refused, in the type qos policy and in
 // the network-qos one (traced through the qos-group its class-map
