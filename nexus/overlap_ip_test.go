@@ -70,7 +70,8 @@ func TestOverlapIPACL(t *testing.T) {
 // a permit or deny line that can be matched.
 func FuzzReadIPRule(f *testing.F) {
 	for _, s := range []string{"10 permit udp any any eq 4791", "deny udp host 10.0.0.1 range 49152 65535 10.0.0.0/8 gt 4000 dscp af31 log",
-		"permit 17 10.0.0.0 0.0.0.255 any portgroup pg precedence 3", "9 permit udp any eq"} {
+		"permit 17 10.0.0.0 0.0.0.255 any portgroup pg precedence 3", "9 permit udp any eq",
+		"deny udp any gt bootpc any range non500-isakmp 4000 packet-length range 100 200 ttl 3", "permit udp any any packet-length"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
