@@ -132,11 +132,7 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 // notCopyError is why a Nexus 7000 refuses a network-qos policy-map that
 // is neither a default-nq-* template nor a copy of one, and what to do.
 func notCopyError(name string) error {
-	var names []string
-	for _, t := range nqTemplateTable {
-		names = append(names, t.Name)
-	}
-	return fmt.Errorf("network-qos policy-map %s is neither a template (%s) nor named as a copy of one (PREFIX followed by the template's short name, e.g. PREFIXnq-7e): a Nexus 7000 creates network-qos policies only with 'qos copy policy-map type network-qos <template> prefix <prefix>'; copy a template and edit the copy", name, strings.Join(names, ", "))
+	return fmt.Errorf("network-qos policy-map %s is neither a template (%s) nor named as a copy of one (PREFIX followed by the template's short name, e.g. PREFIXnq-7e): a Nexus 7000 creates network-qos policies only with 'qos copy policy-map type network-qos <template> prefix <prefix>'; copy a template and edit the copy", name, nqTemplateNames())
 }
 
 // qosInterfaceLine reports the interface lines that matter to lossless

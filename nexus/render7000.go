@@ -102,15 +102,11 @@ func (r *renderer) render7000() error {
 // doc). Configurations read from a 5000 or a 9000 have such policies; on a
 // 7000 it would be a template missing from the table, or a copy of one.
 func unknownNQ(name string) error {
-	var known []string
-	for _, t := range nqTemplateTable {
-		known = append(known, t.Name)
-	}
 	return fmt.Errorf("nexus: system qos has network-qos policy %s attached, which is neither a Nexus 7000 template roce knows (%s) nor a `qos copy` of one (named by its prefix and the template, e.g. SAN-nq-7e): "+
 		"roce cannot tell which CoS it makes no-drop and with which MTU, and attaching roce's copy in its place would silently drop that. "+
 		"Attach one of those templates, or a copy of one, under system qos in the default VDC and plan again; "+
 		"if %s is a template of this release that roce's table lacks (nexus/templates.go), it has to be added there first",
-		name, strings.Join(known, ", "), name)
+		name, nqTemplateNames(), name)
 }
 
 // queuing7000 pins what the egress queuing default could otherwise take

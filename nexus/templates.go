@@ -59,6 +59,15 @@ func NQTemplates() []NQTemplate {
 // ChooseNQTemplate hand out fresh copies, and policy copies the actions.
 var nqTemplateTable = NQTemplates()
 
+// nqTemplateNames lists the templates' names, for messages.
+func nqTemplateNames() string {
+	names := make([]string, 0, len(nqTemplateTable))
+	for _, t := range nqTemplateTable {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 func nqTemplateByName(name string) (NQTemplate, bool) {
 	return nqTemplateFrom(nqTemplateTable, name)
 }
