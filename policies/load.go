@@ -238,7 +238,9 @@ func (l *loader) parseDir() []hcl.Body {
 // parse parses one file. With a context it parses in a goroutine and
 // returns (ok = false, an Interrupted error recorded) as soon as the
 // context is done, so a signal during a long parse is honoured at once;
-// the abandoned parse stops after the piece it is in (see parseSplitFile).
+// an abandoned parse in pieces stops after the piece it is in (see
+// parseSplitFile); one of a whole file (under a megabyte, or a file the
+// scanner does not cut) only reads src and ends on its own.
 func (l *loader) parse(src []byte, path string) (*hcl.File, hcl.Diagnostics, bool) {
 	ctx := l.opts.Context
 	if ctx == nil {
