@@ -122,6 +122,9 @@ func aclOverlap(acl *Object, t traffic) string {
 		if r.limited || r.dscp != nil {
 			why += ", for the addresses, source ports or DSCP it names"
 		}
+		if r.sized {
+			why += ", for the packet lengths or TTL it names"
+		}
 		return fmt.Sprintf("access-list %s rule %q (%s)", acl.Name, strings.TrimSpace(l), why)
 	}
 	return ""
@@ -139,6 +142,7 @@ type ipRule struct {
 	proto   string // "ip", "udp", or another protocol
 	dstPort func(int) bool
 	limited bool  // an address or a source port limits it
+	sized   bool  // packet-length or ttl limits it
 	dscp    []int // nil = any
 	unknown bool  // a port group: the ports are not in the rule
 	noRoCE  bool  // a source port condition no RoCE v2 packet meets
@@ -265,7 +269,7 @@ func readIPRule(l string) (r ipRule, ok bool) {
 			if i+n > len(f) {
 				return r, false
 			}
-			r.limited = true
+			r.sized = true
 			i += n
 		default:
 			i++ // log, fragments, time-range …: they do not change which packets match
@@ -405,7 +409,7 @@ func (r ipRule) matches(t traffic) bool {
 // match at all: no address or source port narrows it, and it names every
 // DSCP t's packets carry, or none.
 func (r ipRule) every(t traffic) bool {
-	return !r.limited && (r.dscp == nil || len(t.dscp) > 0 && len(intersect(r.dscp, t.dscp)) == len(intersect(t.dscp, t.dscp)))
+	return !r.limited && !r.sized && (r.dscp == nil || len(t.dscp) > 0 && len(intersect(r.dscp, t.dscp)) == len(intersect(t.dscp, t.dscp)))
 }
 
 // macACLOverlap is aclOverlap for a MAC access-list (RoCE v1 only).

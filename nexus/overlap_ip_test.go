@@ -31,6 +31,7 @@ func TestOverlapIPACL(t *testing.T) {
 		{"source ports above a named one", udp, []string{"10 permit udp any gt bootpc any"}, `rule "10 permit udp any gt bootpc any" (UDP 4791)`},
 		{"a range written high to low", udp, []string{"10 permit udp any any range 5000 4000"}, `(UDP 4791)`},
 		{"a deny on packet length first", udp, []string{"10 deny udp any any packet-length lt 100", "20 permit udp any any eq 4791"}, `rule "20 permit udp any any eq 4791"`},
+		{"a permit on packet length", udp, []string{"10 permit udp any any eq 4791 packet-length gt 1000"}, `(UDP 4791, for the packet lengths or TTL it names)`},
 		{"a deny on TTL first", udp, []string{"10 deny ip any any ttl 1", "20 permit udp any any eq 4791"}, `rule "20 permit udp any any eq 4791"`},
 		{"UDP by number", udp, []string{"10 permit 17 any any"}, `rule "10 permit 17 any any"`},
 		{"a host", udp, []string{"10 permit udp host 10.0.0.1 any eq 4791"}, "for the addresses, source ports or DSCP it names"},
