@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,9 +24,22 @@ const (
 )
 
 // Classes lists every class Classify can return (reports and their
-// schema must know each).
+// schema must know each): the classes of the known failure texts, then
+// those Classify or its callers give without one (a timeout, anything
+// unrecognised).
 func Classes() []string {
-	return []string{ClassNoDevice, ClassConnect, ClassRTRRTS, ClassGIDType, ClassTimeout, ClassRetryExceeded, ClassThreshold, ClassVersion, ClassUnknown}
+	var out []string
+	for _, s := range signatures() {
+		if !slices.Contains(out, s.class) {
+			out = append(out, s.class)
+		}
+	}
+	for _, c := range []string{ClassTimeout, ClassUnknown} {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Failure is a perftest run that did not produce a usable result, with a
