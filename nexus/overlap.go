@@ -87,6 +87,14 @@ func (r *renderer) lineOverlap(f []string, t traffic) string {
 				}
 			}
 		}
+		// An ipv6 access-list is not modelled (kept verbatim, as an
+		// unmodelled block); its rules are read from the block's lines.
+		if raw := r.cur.Find("raw ipv6 access-list " + f[2]); raw != nil {
+			acl := &Object{Kind: KindACL, Type: "ipv6", Name: f[2], Lines: raw.Lines}
+			if why := aclOverlap(acl, t); why != "" {
+				return why
+			}
+		}
 	}
 	return ""
 }
@@ -104,7 +112,9 @@ func aclOverlap(acl *Object, t traffic) string {
 	if acl.Type == "mac" {
 		return macACLOverlap(acl, t)
 	}
-	if acl.Type != "ip" || t.udpPort == 0 {
+	// RoCE v2 over IPv6 is UDP to the same port: an ipv6 access-list's
+	// rules read as IPv4 ones do (addresses are prefixes either way).
+	if acl.Type != "ip" && acl.Type != "ipv6" || t.udpPort == 0 {
 		return ""
 	}
 	for _, l := range acl.Lines {
@@ -176,8 +186,11 @@ func readIPRule(l string) (r ipRule, ok bool) {
 		return r, false
 	}
 	r.permit, r.proto = f[0] == "permit", f[1]
-	if r.proto == "17" {
+	switch r.proto {
+	case "17":
 		r.proto = "udp"
+	case "ipv6": // every protocol, in an ipv6 access-list
+		r.proto = "ip"
 	}
 	i := 2
 	for side := range 2 { // source, destination

@@ -67,6 +67,33 @@ func TestOverlapIPACL(t *testing.T) {
 	}
 }
 
+// An ipv6 access-list is read as an IPv4 one is: RoCE v2 over IPv6 is UDP
+// to the same port.
+func TestOverlapIPv6ACL(t *testing.T) {
+	udp := &policies.Lossless{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}, Priority: 4, MTU: 9216}
+	in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{udp}, Interfaces: []string{"Ethernet1/1"}}
+	for _, tt := range []struct {
+		name  string
+		rules []string
+		want  string
+	}{
+		{"the RoCE port", []string{"10 permit udp any any eq 4791"}, `rule "10 permit udp any any eq 4791" (UDP 4791)`},
+		{"every IPv6 packet", []string{"10 permit ipv6 any any"}, `rule "10 permit ipv6 any any" (UDP 4791)`},
+		{"a prefix", []string{"10 permit udp 2001:db8::/32 any eq 4791"}, "for the addresses"},
+		{"denied first", []string{"10 deny udp any any eq 4791", "20 permit ipv6 any any"}, ""},
+		{"another port", []string{"10 permit udp any any eq 53"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := aclClassConfig("ipv6", "v6", tt.rules...)
+			if tt.want == "" {
+				checkRefusal(t, cfg, in, "", "")
+				return
+			}
+			checkRefusal(t, cfg, in, "a class whose IPv6 ACL takes RoCE v2 packets", tt.want, "overlaps class voice of policy-map site-in", "Fix one side")
+		})
+	}
+}
+
 // FuzzReadIPRule: any line is read without panicking, and a rule read is
 // a permit or deny line that can be matched.
 func FuzzReadIPRule(f *testing.F) {
