@@ -316,8 +316,11 @@ func (e *Editor) cmdClassMap(t []tok, neg bool) error {
 		return cliErrorf("ERROR: network-qos class-maps are system-defined on this platform; copy a default-nq template with 'qos copy policy-map type network-qos'")
 	}
 	if existing == nil {
-		if match == "" && name != "class-fcoe" {
-			match = "match-all" // NX-OS default, printed in the running-config
+		if match == "" && name != "class-fcoe" && typ == TypeQoS {
+			// NX-OS's default for type qos, printed in the running-config;
+			// network-qos and queuing class-maps print no keyword in every
+			// capture (docs/nxos.md#class-map-match).
+			match = "match-all"
 		}
 		existing = &Object{Kind: KindClassMap, Type: typ, Match: match, Name: name}
 		e.cfg.insert(existing)

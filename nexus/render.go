@@ -452,8 +452,19 @@ func (r *renderer) policy(typ, name string, want []*PolicyClass) *Object {
 // for network-qos/queuing match-any or nothing, docs/nxos.md), and the
 // match type cannot change in place anyway, so an echo difference must
 // never show up as a change to push again and again.
+//
+// A new one is written as the switch prints such class-maps: type qos
+// with match-all (roce's class may match on several fields, all of which
+// must hold), network-qos and queuing with no keyword, as every capture
+// shows them (`show running-config ipqos` in Cisco document 214515, the
+// corpus configurations; docs/nxos.md#class-map-match) — no public
+// source shows match-all on those types, and Batfish's NX-OS grammar
+// takes only match-any there.
 func (r *renderer) classMap(typ, name string, matches []string) *Object {
-	o := &Object{Kind: KindClassMap, Type: typ, Match: "match-all", Name: name}
+	o := &Object{Kind: KindClassMap, Type: typ, Name: name}
+	if typ == TypeQoS {
+		o.Match = "match-all"
+	}
 	if ex := r.cur.ClassMap(typ, name); ex != nil {
 		o.Match = ex.Match
 		o.Lines = reconcile(ex.Lines, matches)

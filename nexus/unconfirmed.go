@@ -53,15 +53,6 @@ func Unconfirmed(in Intent) []string {
 	if noDrop > 0 && p.Is7000() {
 		add(p.Kind + ": egress queuing is pinned as a system output queuing policy with one queuing class-map per class ('match cos', 'bandwidth percent'); whether the 7000 takes it beside the default-4q-* queue classes is UNCONFIRMED (queuing and its sources: docs/lab-upgrades.md#pinned)")
 	}
-	if noDrop > 0 {
-		// render.go's classMap: a class-map roce creates is pushed with
-		// match-all; one that exists keeps the match type it echoes.
-		types := "network-qos and queuing class-maps are"
-		if p.Is7000() {
-			types = "queuing class-maps are" // a 7000's network-qos classes come from its template
-		}
-		add(p.Kind + ": new " + types + " pushed as 'class-map type … match-all NAME'; no public capture shows match-all on these types (captures print match-any or no keyword, and Batfish's NX-OS grammar takes only match-any there), so whether the switch takes it and how it echoes it is UNCONFIRMED (docs/nxos.md#class-map-match): check 'show running-config ipqos' after apply")
-	}
 	if noDrop > 0 && !p.Is7000() && in.FCoE {
 		add(p.Kind + ": the contents of the built-in fcoe-default-* policies are UNCONFIRMED in detail (docs/nxos.md#qos); the FCoE classes are carried over as read from the switch")
 	}

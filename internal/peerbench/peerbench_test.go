@@ -42,7 +42,7 @@ func TestPeerBenchOneSwitch(t *testing.T) {
 func TestPlanScriptAsNestedSource(t *testing.T) {
 	dir := t.TempDir()
 	f := &fleet{addrs: map[string]string{"sw000": "127.0.0.1:2222"}}
-	script := []string{"class-map type network-qos match-all R", "match qos-group 2", "class-map type queuing match-all R", "match qos-group 2",
+	script := []string{"class-map type network-qos R", "match qos-group 2", "class-map type queuing R", "match qos-group 2",
 		"policy-map type queuing Q", "class type queuing R", "bandwidth percent 50", "interface Ethernet1/1", "priority-flow-control mode on"}
 	inv, err := writeInventory(dir, f, map[string][]string{"sw000": script}, "pw", "/usr/bin/python3")
 	if err != nil {
@@ -55,7 +55,7 @@ func TestPlanScriptAsNestedSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "class-map type network-qos match-all R\n  match qos-group 2\nclass-map type queuing match-all R\n  match qos-group 2\n" +
+	want := "class-map type network-qos R\n  match qos-group 2\nclass-map type queuing R\n  match qos-group 2\n" +
 		"policy-map type queuing Q\n  class type queuing R\n    bandwidth percent 50\ninterface Ethernet1/1\n  priority-flow-control mode on\n"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
