@@ -1,11 +1,17 @@
 package nexus
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 )
+
+// ErrQueuingLayout marks `show queuing interface` output in a layout
+// ParseShowQueuing does not read (not the Nexus 5000 family's): the
+// queues are unknown, which is not the same as having none.
+var ErrQueuingLayout = errors.New("queuing output in a layout roce does not read")
 
 // QueuingGroup is one qos-group of `show queuing interface`. TX groups come
 // from the scheduling table (Bandwidth); RX groups from the per-group
@@ -171,7 +177,7 @@ func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 			first = string(r[:80]) + "…"
 		}
 		return nil, fmt.Errorf("show queuing interface: no '<interface> queuing information:' block, the Nexus 5000-family layout roce reads; "+
-			"line %d reads %q. If the switch prints another layout, roce cannot read its queues: send this output and the switch model to the roce maintainers", firstN, first)
+			"line %d reads %q. If the switch prints another layout, roce cannot read its queues: send this output and the switch model to the roce maintainers: %w", firstN, first, ErrQueuingLayout)
 	}
 	return out, nil
 }

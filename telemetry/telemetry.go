@@ -14,6 +14,10 @@ type Device struct {
 	// (NIC firmware), "driver"... compared against a baseline after upgrades.
 	Versions map[string]string `json:"versions,omitempty"`
 	Ports    []Port            `json:"ports,omitempty"`
+	// DiscardsUnread says why the lossless discard counters of the ports
+	// could not be read (empty: they were). Their zeros then mean
+	// "unknown", never "no drops".
+	DiscardsUnread string `json:"discards_unread,omitempty"`
 }
 
 // Port is one interface's lossless-relevant state and counters. Counters are

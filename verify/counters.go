@@ -205,9 +205,15 @@ func counterChecks(in counterInput) []Check {
 				}
 			}
 		}
-		if len(dropMsgs) > 0 {
+		switch {
+		case len(dropMsgs) > 0:
 			drops.Status, drops.Message = StatusFail, "drops on the lossless class: "+strings.Join(dropMsgs, ", ")
-		} else {
+			if in.After.DiscardsUnread != "" {
+				drops.Message += "; the lossless discard counters were not read: " + in.After.DiscardsUnread
+			}
+		case in.After.DiscardsUnread != "":
+			drops.Status, drops.Message = StatusError, "the lossless discard counters were not read, so drops are unknown: "+in.After.DiscardsUnread
+		default:
 			drops.Message = "no drops on the lossless class"
 		}
 		out = append(out, drops)

@@ -18,6 +18,10 @@ func TestCounterChecks(t *testing.T) {
 		}
 		return &telemetry.Device{Ports: []telemetry.Port{p}}
 	}
+	unread := func(d *telemetry.Device) *telemetry.Device {
+		d.DiscardsUnread = "parse show queuing interface Ethernet1/1: another layout"
+		return d
+	}
 	tests := []struct {
 		name          string
 		addr          string
@@ -66,6 +70,14 @@ func TestCounterChecks(t *testing.T) {
 		}), CheckLosslessDrops, StatusPass, "no drops"},
 		{"CNPs alone are ECN working, not a failure", "host.h", prio3, nil, port(nil), port(func(p *telemetry.Port) { p.Counters[telemetry.CounterCNPHandled] = 9 }),
 			CheckSequence, StatusPass, "ECN/DCQCN active: Ethernet1/1 roce.cnp_handled +9"},
+		{"discards not read are unknown, not zero", "switch.s", prio3, nil, port(nil), unread(port(nil)),
+			CheckLosslessDrops, StatusError, "the lossless discard counters were not read, so drops are unknown: parse show queuing interface"},
+		{"drops seen elsewhere still fail when discards were not read", "switch.s", prio3, nil, port(nil),
+			unread(port(func(p *telemetry.Port) { p.Counters[telemetry.CounterRxErrors] = 2 })),
+			CheckLosslessDrops, StatusFail, "; the lossless discard counters were not read"},
+		{"PFC is still judged when discards were not read", "switch.s", prio3, nil, port(nil),
+			unread(port(func(p *telemetry.Port) { p.PFCPriorities = 1 << 4 })),
+			CheckPFCOperational, StatusFail, "priority 3 not in PFC bitmap 0x10"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package nxos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -54,8 +55,8 @@ func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 		if out, err = c.command(cmd); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Address(), err)
 		}
-		if queues, err = nexus.ParseShowQueuing(out); err != nil {
-			return nil, fmt.Errorf("%s: parse %s: %w", t.Address(), cmd, err)
+		if queues, dev.DiscardsUnread, err = readQueues(cmd, out); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Address(), err)
 		}
 	}
 	dev.Ports = portsOf(t.ifaces, rows, queues)
@@ -73,6 +74,22 @@ func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 		lowerToPortMTU(dev.Ports, st)
 	}
 	return dev, nil
+}
+
+// readQueues parses the answer to cmd (`show queuing interface …`). Output
+// in a layout roce does not read leaves the queues unknown, said in
+// unread, rather than failing the whole read: the PFC state and pause
+// counters read before it still count, and roce-verify reports the
+// discards as not read instead of as zero.
+func readQueues(cmd, out string) (queues []nexus.QueuingInterface, unread string, err error) {
+	queues, err = nexus.ParseShowQueuing(out)
+	switch {
+	case errors.Is(err, nexus.ErrQueuingLayout):
+		return nil, fmt.Sprintf("parse %s: %v", cmd, err), nil
+	case err != nil:
+		return nil, "", fmt.Errorf("parse %s: %w", cmd, err)
+	}
+	return queues, "", nil
 }
 
 // lowerToPortMTU makes each port's MTU the smaller of its no-drop class
