@@ -39,11 +39,29 @@ func (s *Switch) Serve(ctx context.Context, ln net.Listener) error {
 			return fmt.Errorf("nxsim %s: accept on %s: %w", s.hostname, ln.Addr(), err)
 		}
 		wg.Add(1)
+		s.mu.Lock()
+		s.conns++
+		s.mu.Unlock()
 		go func() {
 			defer wg.Done()
+			defer func() {
+				s.mu.Lock()
+				s.conns--
+				s.mu.Unlock()
+			}()
 			s.handleConn(ctx, c, cfg)
 		}()
 	}
+}
+
+// Connections is how many SSH connections the switch is serving now. A
+// client that logs out without waiting (as roce does) has its last turns
+// counted by the time its connection is gone, so a test reads
+// RoundTrips once this is 0.
+func (s *Switch) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
 }
 
 func (s *Switch) serverConfig() *ssh.ServerConfig {

@@ -45,6 +45,8 @@ type Switch struct {
 	lines       int // commands handled (any mode) since the last SetFaults
 	// roundTrips counts client turns since the switch started (roundtrips.go).
 	roundTrips int
+	// conns counts the SSH connections being served (Connections).
+	conns int
 	// booted is when the switch (re)started and resetReason why: `show
 	// version` prints the uptime and "Last reset" from them.
 	booted      time.Time

@@ -99,9 +99,9 @@ func TestBatchedReadsMatchSequential(t *testing.T) {
 			trips := map[bool]int{}
 			for _, seq := range []bool{true, false} {
 				r.target.sequential = seq
-				before := sw.RoundTrips()
+				before := r.roundTrips(t)
 				plans[seq] = r.plan(t)
-				trips[seq] = sw.RoundTrips() - before
+				trips[seq] = r.roundTrips(t) - before
 			}
 			s, b := plans[true], plans[false]
 			if s.Fingerprint != b.Fingerprint || !slices.Equal(s.Commands, b.Commands) || len(b.Commands) == 0 {
@@ -159,12 +159,12 @@ func TestApplyFewerRoundTripsThanSequential(t *testing.T) {
 				r.target.sequential = seq
 				tp := r.plan(t)
 				lines = len(tp.Commands)
-				before := r.srv.Switch().RoundTrips()
+				before := r.roundTrips(t)
 				res, err := r.apply(t, tp)
 				if err != nil || res.Status != plan.StatusApplied {
 					t.Fatalf("sequential=%v: %s %v", seq, res.Status, err)
 				}
-				trips[seq] = r.srv.Switch().RoundTrips() - before
+				trips[seq] = r.roundTrips(t) - before
 			}
 			if trips[true]-trips[false] < lines {
 				t.Errorf("%d lines: apply took %d round trips batched, %d one command per exchange; want at least one round trip fewer per line", lines, trips[false], trips[true])

@@ -32,14 +32,14 @@ func BenchmarkApply(b *testing.B) {
 		b.StopTimer()
 		exec("rollback running-config checkpoint bench-start atomic")
 		tp := r.plan(b)
-		before := r.srv.Switch().RoundTrips()
+		before := r.roundTrips(b)
 		b.StartTimer()
 		res, err := r.target.Apply(ctx, tp)
 		if err != nil || res.Status != plan.StatusApplied {
 			b.Fatalf("apply: %s %v", res.Status, err)
 		}
 		b.StopTimer()
-		trips += r.srv.Switch().RoundTrips() - before
+		trips += r.roundTrips(b) - before
 		lines += len(res.Transcript)
 		b.StartTimer()
 	}

@@ -108,12 +108,12 @@ func TestPipelinedApplyRoundTrips(t *testing.T) {
 				if push == "pipelined" {
 					groups = r.target.planPush(mustRead(t, r), tp.Commands).groups(lines)
 				}
-				before := r.srv.Switch().RoundTrips()
+				before := r.roundTrips(t)
 				res, err := r.apply(t, tp)
 				if err != nil || res.Status != plan.StatusApplied {
 					t.Fatalf("%s: %s %v\n%s", push, res.Status, err, transcriptText(res.Transcript))
 				}
-				trips[push] = r.srv.Switch().RoundTrips() - before
+				trips[push] = r.roundTrips(t) - before
 				if again := r.plan(t); again.HasChanges() {
 					t.Fatalf("%s: a second plan is not empty: %v", push, again.Commands)
 				}

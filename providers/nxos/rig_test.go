@@ -194,3 +194,18 @@ func applyByHand(t testing.TB, r *rig, lines []string) {
 		t.Fatalf("configure by hand: %v", err)
 	}
 }
+
+// roundTrips is the switch's turn count once no client is connected: the
+// logout of the plan or apply before (written without waiting for an
+// answer) is then counted, so it never lands in the next measurement.
+func (r *rig) roundTrips(t testing.TB) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for r.srv.Switch().Connections() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connection(s) to the switch still open after 30 s", r.srv.Switch().Connections())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return r.srv.Switch().RoundTrips()
+}
