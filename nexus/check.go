@@ -78,6 +78,12 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 			replay.insert(cp)
 		}
 	}
+	// The port mode's default (Config.Routed) is a global line the
+	// replay does not type: carry it over.
+	if o := c.Find("raw " + DefaultSwitchportLine); o != nil && replay.Find(o.Key()) == nil {
+		cp := *o
+		replay.insert(&cp)
+	}
 	e := NewEditor(replay, p, modules)
 	var errs []error
 	var block *Object

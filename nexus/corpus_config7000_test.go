@@ -174,9 +174,13 @@ func TestCorpusConfigsPlanTwice7000(t *testing.T) {
 				in := intentFor(t, "nexus7000", v.mode, "")
 				in.Modules, in.FCoE = mods, v.fcoe
 				des, err := Render(in, cur)
-				if again, ok := planAtRoutedMTU(t, routedDefaultMTU7000, name, in, err); ok {
-					in = again
-					des, err = Render(in, cur)
+				// A routed managed port at the default mtu is refused after
+				// the row's own refusal (checked below), so only without one.
+				if row.refuse == "" || v.mode == "all" {
+					if again, ok := planAtRoutedMTU(t, routedAtDefaultMTU(cur, in), in, err); ok {
+						in = again
+						des, err = Render(in, cur)
+					}
 				}
 				if row.refuse != "" && v.mode != "all" {
 					if err == nil || !strings.Contains(err.Error(), row.refuse) {
@@ -328,7 +332,8 @@ func TestQoSOutputOnRouted7000Port(t *testing.T) {
 	}{
 		{"nexus7000", "interface Ethernet2/1\n  no switchport\n", false},
 		{"nexus7000", "interface Ethernet2/1\n  switchport\n", true},
-		{"nexus7000", "interface Ethernet2/1\n", true},
+		{"nexus7000", "interface Ethernet2/1\n", false}, // a 7000's ports are Layer 3 by default
+		{"nexus7000", "system default switchport\ninterface Ethernet2/1\n", true},
 		{"nexus7000", "interface Ethernet2/1\n  no switchport\n  switchport\n", true},
 		{"nexus5000", "interface Ethernet1/1\n  no switchport\n", true},
 	}

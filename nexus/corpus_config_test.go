@@ -64,28 +64,35 @@ var routedDefaultMTU = map[string]string{
 	"batfish-nxos_vrf.cfg":                  "Ethernet1/1",
 }
 
-// routedDefaultMTU7000 is routedDefaultMTU for the ports
-// TestCorpusConfigsPlanTwice7000 manages: NX-OSv's routed Ethernet2/1.
-var routedDefaultMTU7000 = map[string]string{
-	"napalm-nxosv-n7k-7.3-checkpoint.cfg": "Ethernet2/1",
-	"napalm-nxosv-n7k-7.3-running.cfg":    "Ethernet2/1",
-	"napalm-nxosv-n7k-7.3-startup.cfg":    "Ethernet2/1",
-}
-
-// planAtRoutedMTU: when name's managed ports (per routedPorts) include a routed port at the
-// default mtu and a class of in needs more, err must be roce's refusal
-// naming that port; it returns in with the classes at 1500, to plan
-// again. Otherwise in unchanged.
-func planAtRoutedMTU(t *testing.T, routedPorts map[string]string, name string, in Intent, err error) (Intent, bool) {
+// planAtRoutedMTU: when port (a managed port of in; "" for none) is a
+// routed port at the default mtu and a class of in needs more, err must
+// be roce's refusal naming that port; it returns in with the classes at
+// 1500, to plan again. Otherwise in unchanged.
+func planAtRoutedMTU(t *testing.T, port string, in Intent, err error) (Intent, bool) {
 	t.Helper()
-	port, routed := routedPorts[name]
-	if !routed || !slices.ContainsFunc(in.Classes, func(c *policies.Lossless) bool { return c.MTU > DefaultPortMTU }) {
+	if port == "" || !slices.ContainsFunc(in.Classes, func(c *policies.Lossless) bool { return c.MTU > DefaultPortMTU }) {
 		return in, false
 	}
-	if err == nil || !strings.Contains(err.Error(), "managed port "+port+" is a routed port (no switchport) at the default mtu 1500") {
+	if err == nil || !strings.Contains(err.Error(), "managed port "+port+" is a routed port (no switchport") {
 		t.Fatalf("render with routed port %s at the default mtu: %v, want it refused", port, err)
 	}
 	return withMTU(in, DefaultPortMTU), true
+}
+
+// routedAtDefaultMTU is the first managed port of in that cur has as a
+// routed port without an mtu line ("" for none): on a 7000 that includes
+// a port with no switchport line when cur lacks `system default
+// switchport` (Config.Routed, tested on its own).
+func routedAtDefaultMTU(cur *Config, in Intent) string {
+	for _, ifn := range in.Interfaces {
+		if !cur.Routed(in.Platform, ifn) {
+			continue
+		}
+		if o := cur.Interface(ifn); o == nil || !slices.ContainsFunc(o.Lines, func(l string) bool { return strings.HasPrefix(l, "mtu ") }) {
+			return ifn
+		}
+	}
+	return ""
 }
 
 // withMTU returns in with every class's MTU set to mtu, the classes copied.
@@ -144,7 +151,7 @@ func TestCorpusConfigsPlanTwice(t *testing.T) {
 					in = withPriority(in, free.cos)
 					des, err = Render(in, cur)
 				}
-				if again, ok := planAtRoutedMTU(t, routedDefaultMTU, name, in, err); ok {
+				if again, ok := planAtRoutedMTU(t, routedDefaultMTU[name], in, err); ok {
 					in = again
 					des, err = Render(in, cur)
 				}

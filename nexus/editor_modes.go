@@ -618,7 +618,7 @@ func (e *Editor) interfaceMode(t []tok) error {
 // Action", e.g. http://www.manualslib.com/manual/1437626/Cisco-Nexus-7000-Series.html?page=40).
 // On a 5000 type qos is input only (docs/nxos.md#refuses).
 func (e *Editor) qosOutputAllowed(o *Object) bool {
-	return e.p.Is7000() && slices.Contains(o.Lines, "no switchport")
+	return e.p.Is7000() && e.cfg.Routed(e.p, o.Name)
 }
 
 // pfcAllowed refuses PFC on ports of M-series modules (docs/nxos.md).

@@ -127,6 +127,11 @@ func groupOf(t *testing.T, des *Config, name string) int {
 	return 0
 }
 
+// l2Default7000 makes a 7000 test configuration's ports without a
+// switchport line Layer 2, as the lab's and the NAPALM captures' are
+// (without it they are Layer 3: Config.Routed).
+const l2Default7000 = "system default switchport\n"
+
 // On a Nexus 7000 roce classifies by CoS and adds no type qos policy, so
 // a managed port's own type qos policy sees the RoCE packets: a class of
 // it that takes them and moves them out of the no-drop CoS (or acts on
@@ -166,11 +171,12 @@ func TestOverlapPortPolicy7000(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := intentFor(t, "nexus7000", "cos", "")
+			cur := l2Default7000 + tt.cur
 			if tt.want == nil {
-				checkRefusal(t, tt.cur, in, "", "")
+				checkRefusal(t, cur, in, "", "")
 				return
 			}
-			checkRefusal(t, tt.cur, in, "a managed port's class that moves traffic into or out of the no-drop CoS", tt.want[0], tt.want[1:]...)
+			checkRefusal(t, cur, in, "a managed port's class that moves traffic into or out of the no-drop CoS", tt.want[0], tt.want[1:]...)
 		})
 	}
 }
@@ -180,7 +186,7 @@ func TestOverlapPortPolicy7000(t *testing.T) {
 // name; another DSCP is refused.
 func TestOverlapPortPolicy7000SetDSCP(t *testing.T) {
 	pol := func(action string) string {
-		return "class-map type qos match-any af\n  match dscp 26\npolicy-map type qos port-qos\n  class af\n    " + action + "\n" +
+		return l2Default7000 + "class-map type qos match-any af\n  match dscp 26\npolicy-map type qos port-qos\n  class af\n    " + action + "\n" +
 			"interface Ethernet2/1\n  service-policy type qos input port-qos\n"
 	}
 	in := intentFor(t, "nexus7000", "dscp", "")

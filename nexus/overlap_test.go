@@ -138,12 +138,12 @@ func TestRender7000RefusesCoSMappedToAnotherQueue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := Intent{Platform: testPlatform(t, "nexus7000"), Classes: []*policies.Lossless{tt.class}, Interfaces: []string{"Ethernet2/1"}, Modules: testModules7000}
-			checkRefusal(t, tt.cur, in, "a CoS another queue already has", tt.want, "Fix one side", "drop and no-drop CoS must be in different queues")
+			checkRefusal(t, l2Default7000+tt.cur, in, "a CoS another queue already has", tt.want, "Fix one side", "drop and no-drop CoS must be in different queues")
 		})
 	}
 	// The same check leaves a Nexus 5000 alone: its queuing class-maps
 	// match qos-groups, never CoS.
-	cur, _ := Parse("class-map type queuing class-gold\n  match qos-group 4\n")
+	cur, _ := Parse(l2Default7000 + "class-map type queuing class-gold\n  match qos-group 4\n")
 	in := Intent{Platform: testPlatform(t, "nexus5000"), Classes: []*policies.Lossless{rdma(4)}, Interfaces: []string{"Ethernet1/1"}}
 	if _, err := Render(in, cur); err != nil {
 		t.Fatalf("5000: %v", err)

@@ -37,8 +37,12 @@ func TestRenderPortMTU(t *testing.T) {
 			want: []string{"switchport", "switchport mode trunk", "priority-flow-control mode on", "mtu 9216"}},
 		{name: "a RoCE 4096 MTU class also needs the jumbo port MTU", kind: "nexus7000", cur: l2, mtu: 4200,
 			want: []string{"switchport", "switchport mode trunk", "priority-flow-control mode on", "mtu 9216"}},
-		{name: "port missing from the config is created with the jumbo MTU", kind: "nexus7000", cur: "", mtu: 9216,
+		{name: "port missing from the config is created with the jumbo MTU", kind: "nexus7000", cur: l2Default7000, mtu: 9216,
 			want: []string{"priority-flow-control mode on", "mtu 9216"}},
+		{name: "port missing from a config whose ports default to Layer 3 refused", kind: "nexus7000", cur: "", mtu: 9216,
+			refuse: []string{"Ethernet2/1 is a routed port", "without `system default switchport`", "give the port `mtu 9216` yourself"}},
+		{name: "port without a switchport line under the Layer 3 default refused", kind: "nexus7000", cur: "interface Ethernet2/1\n  description x\n", mtu: 9216,
+			refuse: []string{"Ethernet2/1 is a routed port"}},
 		{name: "system jumbomtu 8000 is the value set", kind: "nexus7000", cur: "system jumbomtu 8000\n" + l2, mtu: 4200,
 			want: []string{"switchport", "switchport mode trunk", "priority-flow-control mode on", "mtu 8000"}},
 		{name: "class above system jumbomtu 8000 refused", kind: "nexus7000", cur: "system jumbomtu 8000\n" + l2, mtu: 9216,
@@ -62,9 +66,9 @@ func TestRenderPortMTU(t *testing.T) {
 		{name: "class without mtu adds nothing", kind: "nexus7000", cur: l2, mtu: 0,
 			want: []string{"switchport", "switchport mode trunk", "priority-flow-control mode on"}},
 		{name: "routed port without mtu refused", kind: "nexus7000", cur: routed, mtu: 9216,
-			refuse: []string{"Ethernet2/1 is a routed port (no switchport) at the default mtu 1500", "give the port `mtu 9216` yourself", "routing neighbours compare it"}},
+			refuse: []string{"Ethernet2/1 is a routed port (no switchport", "give the port `mtu 9216` yourself", "routing neighbours compare it"}},
 		{name: "routed 5000 port without mtu refused", kind: "nexus5000", cur: "interface Ethernet1/1\n  no switchport\n  ip address 10.0.0.1/30\n", mtu: 9216,
-			refuse: []string{"Ethernet1/1 is a routed port (no switchport) at the default mtu 1500"}},
+			refuse: []string{"Ethernet1/1 is a routed port (no switchport"}},
 		{name: "routed port without mtu, class at 1500", kind: "nexus7000", cur: routed, mtu: 1500,
 			want: []string{"no switchport", "ip address 10.0.0.1/30", "priority-flow-control mode on"}},
 		{name: "routed port ignores jumbomtu", kind: "nexus7000", cur: "system jumbomtu 1500\n" + routed + "  mtu 9216\n", mtu: 9216,
@@ -158,7 +162,7 @@ func TestPortMTURefusal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cur, err := Parse(tt.cur)
+			cur, err := Parse(l2Default7000 + tt.cur)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,6 +174,15 @@ func TestPortMTURefusal(t *testing.T) {
 				t.Errorf("got %+v, want the error %q", ce, tt.want)
 			}
 		})
+	}
+	// Without `system default switchport` a port with no switchport line
+	// is a routed one: any mtu in range is taken.
+	l3, err := Parse("interface Ethernet3/9\n  description x\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce := PortMTURefusal(testPlatform(t, "nexus7000"), l3, "Ethernet3/9", "mtu 8000"); ce != nil {
+		t.Errorf("a port under the Layer 3 default refused mtu 8000: %v", ce)
 	}
 }
 

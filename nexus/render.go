@@ -34,6 +34,10 @@ type Intent struct {
 	// jumbomtu`: the sections a provider reads do not hold it); "" takes
 	// current's own line, else the default 9216 (docs/nxos.md#port-mtu).
 	JumboMTULine string
+	// DefaultSwitchport says the 7000 has `system default switchport`
+	// (read apart, as JumboMTULine is): its ports without a switchport
+	// line are Layer 2, not Layer 3 (Config.Routed).
+	DefaultSwitchport bool
 }
 
 func (in Intent) prefix() string {
@@ -119,7 +123,7 @@ func (r *renderer) checkPortMTU() error {
 	}
 	for _, ifn := range r.in.Interfaces {
 		o := r.cur.Interface(ifn)
-		routed := o != nil && slices.Contains(o.Lines, "no switchport")
+		routed := r.routed(ifn)
 		// On a 5000 an L2 port's frame size is the network-qos class MTU;
 		// its `mtu` line (printed as 1500 by `show running-config all`)
 		// only counts on a routed port.
@@ -135,16 +139,16 @@ func (r *renderer) checkPortMTU() error {
 				"Fix one side: raise the switch's `system jumbomtu` to %d or more (at most 9216), or lower the class's mtu to %d or less",
 				name, want, ifn, jumbo, jumbo, want, jumbo)
 		}
-		if o == nil {
-			continue
-		}
-		if routed && want > DefaultPortMTU && !slices.ContainsFunc(o.Lines, func(l string) bool { return strings.HasPrefix(l, "mtu ") }) {
+		if routed && want > DefaultPortMTU && (o == nil || !slices.ContainsFunc(o.Lines, func(l string) bool { return strings.HasPrefix(l, "mtu ") })) {
 			// A routed port without an mtu line runs at the default 1500.
 			// roce does not raise it: a routed port's MTU is part of its
 			// routing adjacencies (OSPF compares it), someone else's call.
-			return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is a routed port (no switchport) at the default mtu %d: it would drop every RoCE frame longer than %d bytes (docs/nxos.md#port-mtu). "+
+			return fmt.Errorf("nexus: lossless %q has mtu %d, but managed port %s is a routed port (no switchport, or no switchport line on a 7000 without `system default switchport`) at the default mtu %d: it would drop every RoCE frame longer than %d bytes (docs/nxos.md#port-mtu). "+
 				"Fix one side: give the port `mtu %d` yourself (it is not roce's to change: routing neighbours compare it), or lower the class's mtu to %d, or leave %s out of the switch's interfaces",
 				name, want, ifn, DefaultPortMTU, DefaultPortMTU, want, DefaultPortMTU, ifn)
+		}
+		if o == nil {
+			continue
 		}
 		for _, l := range o.Lines {
 			f := strings.Fields(l)
@@ -166,6 +170,12 @@ func (r *renderer) checkPortMTU() error {
 		}
 	}
 	return nil
+}
+
+// routed reports whether managed port ifn is a routed port
+// (Config.Routed), with the default mode the intent carries.
+func (r *renderer) routed(ifn string) bool {
+	return r.cur.routedWith(r.p, ifn, r.in.DefaultSwitchport || r.cur.Find("raw "+DefaultSwitchportLine) != nil)
 }
 
 // validateIntent refuses what the platform cannot carry, naming why.
@@ -552,7 +562,7 @@ func (r *renderer) interfaces() {
 		for i, w := range want {
 			o.Lines = setLine(o.Lines, wantKeys[i], w)
 		}
-		if portMTU != "" && !slices.Contains(o.Lines, "no switchport") && !slices.ContainsFunc(o.Lines, isMTULine) {
+		if portMTU != "" && !r.routed(ifn) && !slices.ContainsFunc(o.Lines, isMTULine) {
 			o.Lines = append(o.Lines, portMTU)
 		}
 	}

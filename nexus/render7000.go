@@ -241,7 +241,7 @@ func jumboMTU(in Intent, c *Config) (int, error) {
 }
 
 // PortMTURefusal is what a Nexus 7000 answers to `mtu N` typed on Layer 2
-// port ifname (no `no switchport`) of cfg: only 1500 and the system
+// port ifname (Config.Routed false) of cfg: only 1500 and the system
 // jumbomtu are taken, anything else is refused with the switch's error
 // line. It returns nil for every other line, port or platform, and for a
 // configuration whose jumbomtu cannot be read (JumboMTU's error is the
@@ -254,7 +254,7 @@ func PortMTURefusal(p Platform, cfg *Config, ifname, line string) *CLIError {
 	if len(f) != 2 || !strings.HasPrefix("mtu", strings.ToLower(f[0])) || len(f[0]) < 2 {
 		return nil
 	}
-	if o := cfg.Interface(ifname); o != nil && slices.Contains(o.Lines, "no switchport") {
+	if cfg.Routed(p, ifname) {
 		return nil // a routed port takes 576-9216
 	}
 	j, err := JumboMTU(cfg)

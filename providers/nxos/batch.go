@@ -472,7 +472,7 @@ func (t *Target) readParts(parts []string, facts *state) (*state, error) {
 			parts = parts[2:]
 		}
 	} else {
-		st = &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName, jumbo: facts.jumbo}
+		st = &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName, jumbo: facts.jumbo, defaultL2: facts.defaultL2}
 	}
 	if withFacts {
 		n := len(t.configCommands("show running-config"))

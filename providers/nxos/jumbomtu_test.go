@@ -11,7 +11,7 @@ import (
 )
 
 // A Nexus 7000's system jumbomtu is not in the sections roce reads, so the
-// provider reads it apart (`show running-config | include jumbomtu`), in
+// provider reads it apart (`show running-config | include ^system`), in
 // the batched and the one-command-per-exchange read alike, and from a
 // saved capture: the managed Layer 2 ports get that MTU, a class above it
 // is refused naming the switch and the fix, and the plan applies with an

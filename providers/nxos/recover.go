@@ -270,7 +270,7 @@ func (t *Target) recover(ctx context.Context, e *plan.JournalEntry, x *txn) (str
 		}
 		return plan.StatusFailed, fmt.Errorf("%s: the switch is part-way between before and the plan, and the checkpoint %s the run recorded is gone, so roce cannot roll back atomically; re-run roce-plan to see what is missing and apply it, or restore the configuration by hand", t.Address(), name)
 	}
-	pre := &state{version: st.version, kind: st.kind, modules: st.modules, vdcID: st.vdcID, vdcName: st.vdcName, jumbo: st.jumbo, fingerprint: tp.Fingerprint}
+	pre := &state{version: st.version, kind: st.kind, modules: st.modules, vdcID: st.vdcID, vdcName: st.vdcName, jumbo: st.jumbo, defaultL2: st.defaultL2, fingerprint: tp.Fingerprint}
 	if before := e.LastDetail("before"); before != "" {
 		pre.text = before
 	}

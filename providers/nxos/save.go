@@ -142,7 +142,7 @@ func (t *Target) unsavedObjects(st *state, now []plan.Change) []string {
 		t.log.Debug("the startup configuration does not parse; not compared", "target", t.Address(), "error", err)
 		return nil
 	}
-	after := &state{version: st.version, kind: st.kind, modules: st.modules, vdcID: st.vdcID, vdcName: st.vdcName, jumbo: st.jumbo, cfg: scfg}
+	after := &state{version: st.version, kind: st.kind, modules: st.modules, vdcID: st.vdcID, vdcName: st.vdcName, jumbo: st.jumbo, defaultL2: st.defaultL2, cfg: scfg}
 	changes, _, _, err := t.diff(after)
 	if err != nil {
 		t.log.Debug("the startup configuration does not plan; not compared", "target", t.Address(), "error", err)

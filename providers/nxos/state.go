@@ -30,6 +30,9 @@ type state struct {
 	// sets on managed Layer 2 ports (docs/nxos.md#port-mtu), which the
 	// sections in text do not hold.
 	jumbo string
+	// defaultL2: the 7000 has `system default switchport` (read with the
+	// jumbomtu): its ports without a switchport line are Layer 2.
+	defaultL2 bool
 	// startup is the normalised text of the same sections in the startup
 	// configuration (`show startup-config`), read with the facts;
 	// startupRead is false for a re-read or a capture, which have none.
@@ -105,9 +108,11 @@ func (st *state) finish(text, source string) error {
 	return nil
 }
 
-// jumboCommand reads a 7000's system jumbomtu: the line when it is set,
-// nothing at the default (docs/nxos.md#port-mtu).
-const jumboCommand = "show running-config | include jumbomtu"
+// jumboCommand reads a 7000's global `system …` lines, which the
+// sections roce reads do not hold: `system jumbomtu N` (nothing at the
+// default 9216) and `system default switchport` (ports Layer 2 by
+// default; without it a 7000's are Layer 3), docs/nxos.md#port-mtu.
+const jumboCommand = "show running-config | include ^system"
 
 // takeJumbo keeps the `system jumbomtu` line of jumboCommand's answer.
 func (st *state) takeJumbo(out string) error {
@@ -118,12 +123,16 @@ func (st *state) takeJumbo(out string) error {
 }
 
 // keepJumbo keeps the last top-level `system jumbomtu` line of a
-// configuration text (none: the default), refusing one roce cannot read.
+// configuration text (none: the default), refusing one roce cannot read,
+// and whether it has `system default switchport`.
 func (st *state) keepJumbo(text, source string) error {
-	st.jumbo = ""
+	st.jumbo, st.defaultL2 = "", false
 	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[0] == "system" && f[1] == "jumbomtu" && l[0] == 's' {
 			st.jumbo = strings.TrimSpace(l)
+		}
+		if strings.TrimRight(l, " \t\r") == nexus.DefaultSwitchportLine {
+			st.defaultL2 = true
 		}
 	}
 	if _, err := nexus.ParseJumboMTU(st.jumbo); err != nil {

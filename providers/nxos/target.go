@@ -194,7 +194,8 @@ func (t *Target) intent(st *state) nexus.Intent {
 		FCoE:       t.sw.FCoE,
 		Modules:    st.modules,
 		// 7000: the port MTU roce sets (docs/nxos.md#port-mtu).
-		JumboMTULine: st.jumbo,
+		JumboMTULine:      st.jumbo,
+		DefaultSwitchport: st.defaultL2,
 	}
 }
 
@@ -293,7 +294,7 @@ func (t *Target) readConfig(c *conn, facts *state) (*state, error) {
 	if !t.sequential {
 		return t.readBatched(c, facts)
 	}
-	st := &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName, jumbo: facts.jumbo}
+	st := &state{version: facts.version, kind: facts.kind, modules: facts.modules, vdcID: facts.vdcID, vdcName: facts.vdcName, jumbo: facts.jumbo, defaultL2: facts.defaultL2}
 	var text strings.Builder
 	for _, cmd := range t.configCommands("show running-config") {
 		out, err := c.command(cmd)
