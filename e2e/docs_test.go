@@ -493,7 +493,15 @@ func TestApplySafetyCommandsRun(t *testing.T) {
 			planWorks("after -recover")
 		case "roce-apply -recover -forget switch.leaf1 policies":
 			interruptApply(t, l, "n5k-1", "switch.n5k-1")
-			lines := l.Sims["n5k-1"].Switch().LinesHandled()
+			// The killed apply's session may still be read by the
+			// simulator: count from when it is gone.
+			sw := l.Sims["n5k-1"].Switch()
+			for deadline := time.Now().Add(30 * time.Second); sw.Connections() > 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the killed apply's connection to n5k-1 is still open after 30 s")
+				}
+			}
+			lines := sw.LinesHandled()
 			r := docShell(t, work, c, repl)
 			if r.code != 0 || !strings.Contains(r.stderr, "forgot the interrupted apply of switch.n5k-1") || !strings.Contains(r.stderr, "without contacting it") {
 				t.Fatalf("%s:%d: -forget must drop the entry and say so\n%s", c.doc, c.line, r)
