@@ -224,7 +224,7 @@ func parseMACRule(t []tok) error {
 	if i < len(t) && t[i].s != "cos" && t[i].s != "vlan" {
 		s := t[i].s
 		switch {
-		case macProtocolKeywords[s]:
+		case isMACProtocolKeyword(s):
 		case strings.HasPrefix(s, "0x") && len(s) >= 3 && len(s) <= 6:
 			if _, err := strconv.ParseUint(s[2:], 16, 16); err != nil {
 				return invalidAt(t[i].pos)
@@ -256,13 +256,18 @@ func parseMACRule(t []tok) error {
 	return nil
 }
 
-// macProtocolKeywords are the protocol names of "permit (MAC)" that we
-// could read in the Nexus 5000 Command Reference OL-16599-01 ("MAC
-// Protocols", pages 6-72/6-73 as manualshelf.com and manualowl.com show
-// them); the reference lists more after these, which the simulator
-// refuses until a source shows them (docs/nxos.md#mac-access-list-rules).
-var macProtocolKeywords = map[string]bool{
-	"aarp": true, "appletalk": true, "decnet-iv": true, "diagnostic": true, "etype-6000": true,
+// isMACProtocolKeyword reports whether s is one of the protocol names of
+// "permit (MAC)" that we could read in the Nexus 5000 Command Reference
+// OL-16599-01 ("MAC Protocols", pages 6-72/6-73 as manualshelf.com and
+// manualowl.com show them); the reference lists more after these, which
+// the simulator refuses until a source shows them
+// (docs/nxos.md#mac-access-list-rules).
+func isMACProtocolKeyword(s string) bool {
+	switch s {
+	case "aarp", "appletalk", "decnet-iv", "diagnostic", "etype-6000":
+		return true
+	}
+	return false
 }
 
 // isDottedMAC accepts NX-OS "0000.1111.2222".

@@ -77,17 +77,15 @@ func normaliseRunning(out string) string {
 	return b.String()
 }
 
-// headerComments begin the comment lines `show running-config` prints
-// above the configuration (NX-OS 5.x–7.x captures in the corpus under
-// nexus/testdata/corpus): they name the command and the time, so they
-// differ between two reads of an unchanged switch.
-var headerComments = []string{"!Command:", "!Time:", "!Running configuration", "!No configuration change", "!Startup config"}
-
+// isHeaderComment reports whether l is one of the comment lines `show
+// running-config` prints above the configuration (NX-OS 5.x–7.x captures
+// in the corpus under nexus/testdata/corpus): they name the command and
+// the time, so they differ between two reads of an unchanged switch.
 func isHeaderComment(l string) bool {
 	if !strings.HasPrefix(l, "!") {
 		return false
 	}
-	for _, h := range headerComments {
+	for _, h := range []string{"!Command:", "!Time:", "!Running configuration", "!No configuration change", "!Startup config"} {
 		if strings.HasPrefix(l, h) {
 			return true
 		}
