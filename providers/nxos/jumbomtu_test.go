@@ -36,10 +36,7 @@ func TestPlanReadsJumboMTU7000(t *testing.T) {
 		t.Run(name+"/9216 set", func(t *testing.T) {
 			r := newRig(t, rigOpts{kind: "nexus7000", start: "empty", mode: "scale"})
 			r.target.sequential = seq
-			sw := r.srv.Switch()
-			if err := sw.ReplaceRunningConfig(sw.RunningConfig() + "system jumbomtu 9216\n"); err != nil {
-				t.Fatal(err)
-			}
+			r.editRunning(t, func(c string) string { return c + "system jumbomtu 9216\n" })
 			if res, err := r.apply(t, r.plan(t)); err != nil {
 				t.Fatalf("apply: %s %v", res.Status, err)
 			}
@@ -50,19 +47,8 @@ func TestPlanReadsJumboMTU7000(t *testing.T) {
 		t.Run(name+"/8000 refused", func(t *testing.T) {
 			r := newRig(t, rigOpts{kind: "nexus7000", start: "empty", mode: "scale"})
 			r.target.sequential = seq
-			sw := r.srv.Switch()
-			if err := sw.ReplaceRunningConfig(sw.RunningConfig() + "system jumbomtu 8000\n"); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			tp, err := r.target.Plan(ctx)
-			msg := ""
-			if err != nil {
-				msg = err.Error()
-			} else if tp != nil {
-				msg = tp.Error
-			}
+			r.editRunning(t, func(c string) string { return c + "system jumbomtu 8000\n" })
+			msg := r.planRefusal(t)
 			for _, want := range []string{r.target.Address(), `lossless "rocev2" has mtu 9214`, "system jumbomtu, here 8000", "raise the switch's `system jumbomtu` to 9214"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("the refusal lacks %q: %q", want, msg)
@@ -75,10 +61,7 @@ func TestPlanReadsJumboMTU7000(t *testing.T) {
 // An offline plan reads the jumbomtu from the saved running configuration.
 func TestCaptureReadsJumboMTU7000(t *testing.T) {
 	r := newRig(t, rigOpts{kind: "nexus7000", start: "empty", mode: "scale"})
-	sw := r.srv.Switch()
-	if err := sw.ReplaceRunningConfig(sw.RunningConfig() + "system jumbomtu 9216\n"); err != nil {
-		t.Fatal(err)
-	}
+	r.editRunning(t, func(c string) string { return c + "system jumbomtu 9216\n" })
 	live := r.plan(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,11 +1,9 @@
 package nxos
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A Nexus 7000's ports are Layer 3 unless it has `system default
@@ -25,10 +23,7 @@ func TestPlanReadsDefaultSwitchport7000(t *testing.T) {
 		t.Run(name+"/Layer 2 default", func(t *testing.T) {
 			r := newRig(t, rigOpts{kind: "nexus7000", start: "empty", mode: "scale"})
 			r.target.sequential = seq
-			sw := r.srv.Switch()
-			if err := sw.ReplaceRunningConfig("system default switchport\n" + strip(sw.RunningConfig())); err != nil {
-				t.Fatal(err)
-			}
+			r.editRunning(t, func(c string) string { return "system default switchport\n" + strip(c) })
 			tp := r.plan(t)
 			if n := slices.Index(tp.Commands, "mtu 9216"); n < 0 {
 				t.Fatalf("no 'mtu 9216' for the Layer 2 ports:\n%s", strings.Join(tp.Commands, "\n"))
@@ -43,21 +38,10 @@ func TestPlanReadsDefaultSwitchport7000(t *testing.T) {
 		t.Run(name+"/Layer 3 default", func(t *testing.T) {
 			r := newRig(t, rigOpts{kind: "nexus7000", start: "empty", mode: "scale"})
 			r.target.sequential = seq
-			sw := r.srv.Switch()
-			if err := sw.ReplaceRunningConfig(strip(sw.RunningConfig())); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			tp, err := r.target.Plan(ctx)
-			msg := ""
-			if err != nil {
-				msg = err.Error()
-			} else if tp.Error != "" {
-				msg = tp.Error
-			}
+			r.editRunning(t, strip)
+			msg := r.planRefusal(t)
 			if !strings.Contains(msg, "is a routed port") || !strings.Contains(msg, "without `system default switchport`") {
-				t.Fatalf("plan: %q (commands %v), want the routed port at the default mtu refused", msg, tp)
+				t.Fatalf("plan: %q, want the routed port at the default mtu refused", msg)
 			}
 		})
 	}

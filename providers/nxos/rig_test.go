@@ -209,3 +209,28 @@ func (r *rig) roundTrips(t testing.TB) int {
 	}
 	return r.srv.Switch().RoundTrips()
 }
+
+// editRunning replaces the switch's running configuration with edit of it.
+func (r *rig) editRunning(t testing.TB, edit func(string) string) {
+	t.Helper()
+	sw := r.srv.Switch()
+	if err := sw.ReplaceRunningConfig(edit(sw.RunningConfig())); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// planRefusal plans and returns why the target could not be planned: the
+// error, or the plan's own error ("" when it planned).
+func (r *rig) planRefusal(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tp, err := r.target.Plan(ctx)
+	switch {
+	case err != nil:
+		return err.Error()
+	case tp != nil:
+		return tp.Error
+	}
+	return ""
+}
