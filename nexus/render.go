@@ -139,7 +139,7 @@ func (r *renderer) checkPortMTU() error {
 				"Fix one side: raise the switch's `system jumbomtu` to %d or more (at most 9216), or lower the class's mtu to %d or less",
 				name, want, ifn, jumbo, jumbo, want, jumbo)
 		}
-		if routed && want > DefaultPortMTU && (o == nil || !slices.ContainsFunc(o.Lines, func(l string) bool { return strings.HasPrefix(l, "mtu ") })) {
+		if routed && want > DefaultPortMTU && (o == nil || !slices.ContainsFunc(o.Lines, isMTULine)) {
 			// A routed port without an mtu line runs at the default 1500.
 			// roce does not raise it: a routed port's MTU is part of its
 			// routing adjacencies (OSPF compares it), someone else's call.
