@@ -1,6 +1,9 @@
 package nexus
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Routed reports whether interface ifname of c is a routed (Layer 3)
 // port on platform p. A `no switchport` or `switchport` line under the
@@ -30,4 +33,20 @@ func (c *Config) routedWith(p Platform, ifname string, l2Default bool) bool {
 		}
 	}
 	return p.Is7000() && !l2Default
+}
+
+// SystemLines reads the global lines of a 7000 configuration text that
+// the sections a provider reads do not hold: the last top-level `system
+// jumbomtu N` line ("" at the default; ParseJumboMTU reads it) and
+// whether DefaultSwitchportLine is set.
+func SystemLines(text string) (jumboLine string, defaultSwitchport bool) {
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "system" && f[1] == "jumbomtu" && l[0] == 's' {
+			jumboLine = strings.TrimSpace(l)
+		}
+		if strings.TrimRight(l, " \t\r") == DefaultSwitchportLine {
+			defaultSwitchport = true
+		}
+	}
+	return jumboLine, defaultSwitchport
 }

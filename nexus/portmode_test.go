@@ -28,3 +28,22 @@ func TestRouted(t *testing.T) {
 		}
 	}
 }
+
+// The global lines a provider reads apart: the last jumbomtu line at the
+// top level, and the default port mode (not its shutdown variant).
+func TestSystemLines(t *testing.T) {
+	for _, tc := range []struct {
+		text, jumbo string
+		l2          bool
+	}{
+		{"system jumbomtu 9216\r\nsystem default switchport\r\n", "system jumbomtu 9216", true},
+		{"system jumbomtu 8000\nsystem jumbomtu 9000\n", "system jumbomtu 9000", false},
+		{"system default switchport shutdown\n  system jumbomtu 1\n", "", false},
+		{"system qos\n", "", false},
+	} {
+		j, l2 := SystemLines(tc.text)
+		if j != tc.jumbo || l2 != tc.l2 {
+			t.Errorf("SystemLines(%q) = %q, %v; want %q, %v", tc.text, j, l2, tc.jumbo, tc.l2)
+		}
+	}
+}

@@ -124,15 +124,7 @@ func (st *state) takeJumbo(out string) error {
 // configuration text (none: the default), refusing one roce cannot read,
 // and whether it has `system default switchport`.
 func (st *state) keepJumbo(text, source string) error {
-	st.jumbo, st.defaultL2 = "", false
-	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "system" && f[1] == "jumbomtu" && l[0] == 's' {
-			st.jumbo = strings.TrimSpace(l)
-		}
-		if strings.TrimRight(l, " \t\r") == nexus.DefaultSwitchportLine {
-			st.defaultL2 = true
-		}
-	}
+	st.jumbo, st.defaultL2 = nexus.SystemLines(text)
 	if _, err := nexus.ParseJumboMTU(st.jumbo); err != nil {
 		return fmt.Errorf("read %s: %w", source, err)
 	}
