@@ -496,10 +496,11 @@ func TestApplySafetyCommandsRun(t *testing.T) {
 			// The killed apply's session may still be read by the
 			// simulator: count from when it is gone.
 			sw := l.Sims["n5k-1"].Switch()
-			for deadline := time.Now().Add(30 * time.Second); sw.Connections() > 0; time.Sleep(time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the killed apply's connection to n5k-1 is still open after 30 s")
-				}
+			idle, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			err := sw.WaitIdle(idle)
+			cancel()
+			if err != nil {
+				t.Fatalf("the killed apply's session: %v", err)
 			}
 			lines := sw.LinesHandled()
 			r := docShell(t, work, c, repl)

@@ -1,6 +1,7 @@
 package nxsim
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -146,4 +147,25 @@ func shellAtPrompt(t *testing.T, srv *Server) *shell {
 	sh := openShell(t, c)
 	sh.waitFor(t, "sw1# ")
 	return sh
+}
+
+// WaitIdle returns once the last client is gone, and says how many are
+// still connected when ctx ends first.
+func TestWaitIdle(t *testing.T) {
+	srv := startServer(t, Options{})
+	c, err := dialSSH(t, srv, "admin", "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := srv.Switch().WaitIdle(ctx); err == nil || !strings.Contains(err.Error(), "1 connection(s) still open") {
+		t.Fatalf("WaitIdle with a client connected: %v", err)
+	}
+	c.Close()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	if err := srv.Switch().WaitIdle(ctx2); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -64,6 +64,19 @@ func (s *Switch) Connections() int {
 	return s.conns
 }
 
+// WaitIdle waits until no client is connected (Connections is 0), so the
+// counters include everything the last clients sent; ctx bounds the wait.
+func (s *Switch) WaitIdle(ctx context.Context) error {
+	for s.Connections() > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("nxsim %s: %d connection(s) still open: %w", s.hostname, s.Connections(), ctx.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
 func (s *Switch) serverConfig() *ssh.ServerConfig {
 	cfg := &ssh.ServerConfig{
 		PasswordCallback: func(md ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
