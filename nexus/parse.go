@@ -539,13 +539,6 @@ func leadingSpace(s string) int {
 	return n
 }
 
-// isHeaderComment reports the banner lines NX-OS prints above a
-// running-config (docs/nxos.md).
-func isHeaderComment(s string) bool {
-	return strings.HasPrefix(s, "!Command:") || strings.HasPrefix(s, "!Time:") ||
-		strings.HasPrefix(s, "!Running configuration last done") || strings.HasPrefix(s, "!running configuration last done")
-}
-
 // abbreviatedHeader returns the header keywords ("interface", "class-map
 // type qos", …) that a line abbreviates or writes in upper case, or "":
 // such a block would otherwise be kept as an unmodelled line that the

@@ -481,7 +481,7 @@ func (t *Target) readParts(parts []string, facts *state) (*state, error) {
 	}
 	var text strings.Builder
 	for _, p := range parts {
-		text.WriteString(normaliseRunning(p))
+		text.WriteString(nexus.NormaliseRunning(p))
 	}
 	if err := st.finish(text.String(), t.sw.Address); err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func (t *Target) QueueShare(ctx context.Context, priority int) (percent int, whe
 	if err != nil {
 		return 0, "", fmt.Errorf("%s: %w", t.Address(), err)
 	}
-	cfg, err := nexus.Parse(normaliseRunning(out))
+	cfg, err := nexus.Parse(nexus.NormaliseRunning(out))
 	if err != nil {
 		return 0, "", fmt.Errorf("%s: parse show running-config ipqos: %w", t.Address(), err)
 	}

@@ -106,7 +106,7 @@ func (t *Target) foreignUnsaved(pre, post *state) bool {
 	if err != nil {
 		return true
 	}
-	return !sameBlocks(normaliseRunning(desired.String()), post.text)
+	return !sameBlocks(nexus.NormaliseRunning(desired.String()), post.text)
 }
 
 // sameBlocks compares two configurations object by object (a top-level

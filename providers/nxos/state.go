@@ -48,7 +48,7 @@ func (st *state) takeStartup(parts []string) {
 		if cliRefused(p) {
 			return
 		}
-		b.WriteString(normaliseRunning(p))
+		b.WriteString(nexus.NormaliseRunning(p))
 	}
 	st.startup, st.startupRead = b.String(), true
 }
@@ -56,42 +56,6 @@ func (st *state) takeStartup(parts []string) {
 // sections are the `show running-config` sections read, in order. ACLs
 // are read because a RoCE v2 class matches through an ip access-list.
 var sections = []string{"aclmgr", "ipqos"}
-
-// normaliseRunning drops what changes between two reads of an unchanged
-// switch, or is not configuration: the header comments NX-OS prints
-// (!Command, !Time, !Running configuration last done at, …), the
-// `version` line, blank lines and trailing spaces. Other lines starting
-// with "!" stay: they may be a banner's text or its closing delimiter
-// (`banner motd !` … `!`), and nexus.Parse reads comments itself.
-func normaliseRunning(out string) string {
-	out = strings.ReplaceAll(out, "\r\n", "\n")
-	var b strings.Builder
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimRight(l, " \t\r")
-		if strings.TrimSpace(l) == "" || isHeaderComment(l) || strings.HasPrefix(l, "version ") {
-			continue
-		}
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// isHeaderComment reports whether l is one of the comment lines `show
-// running-config` prints above the configuration (NX-OS 5.x–7.x captures
-// in the corpus under nexus/testdata/corpus): they name the command and
-// the time, so they differ between two reads of an unchanged switch.
-func isHeaderComment(l string) bool {
-	if !strings.HasPrefix(l, "!") {
-		return false
-	}
-	for _, h := range []string{"!Command:", "!Time:", "!Running configuration", "!No configuration change", "!Startup config"} {
-		if strings.HasPrefix(l, h) {
-			return true
-		}
-	}
-	return false
-}
 
 // finish parses the normalised text and computes the fingerprint.
 func (st *state) finish(text, source string) error {

@@ -3,8 +3,6 @@ package nxos
 import (
 	"strings"
 	"testing"
-
-	"github.com/rocefabric/roce/nexus"
 )
 
 func TestInterfaceList(t *testing.T) {
@@ -21,14 +19,6 @@ func TestInterfaceList(t *testing.T) {
 		if got := interfaceList(tc.in); got != tc.want {
 			t.Errorf("interfaceList(%v) = %q, want %q", tc.in, got, tc.want)
 		}
-	}
-}
-
-func TestNormaliseRunning(t *testing.T) {
-	in := "\r\n!Command: show running-config ipqos\r\n!Time: Sun Nov 22 01:02:03 2026\r\n\r\nversion 7.1(4)N1(1)\r\n\r\nsystem qos   \r\n  service-policy type network-qos X\r\n"
-	want := "system qos\n  service-policy type network-qos X\n"
-	if got := normaliseRunning(in); got != want {
-		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
@@ -90,16 +80,6 @@ func FuzzParseCurrentVDC(f *testing.F) {
 	})
 }
 
-func FuzzNormaliseRunning(f *testing.F) {
-	f.Add("!Time: x\nversion 1\n\nsystem qos  \n")
-	f.Fuzz(func(t *testing.T, s string) {
-		n := normaliseRunning(s)
-		if normaliseRunning(n) != n {
-			t.Fatalf("not idempotent on %q", s)
-		}
-	})
-}
-
 // TestPlanWarnsOfUnconfirmedFacts: the plan says, once, in plain words and
 // citing their sources, which UNCONFIRMED facts the rendering rests on.
 func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
@@ -146,21 +126,5 @@ func TestPlanWarnsOfUnconfirmedFacts(t *testing.T) {
 				t.Errorf("second plan: changes %v, warnings %q, want none and %q", again.Commands, again.Warnings, all)
 			}
 		})
-	}
-}
-
-// A banner delimited by "!" (its closing line is a lone "!") must
-// survive normalisation, or the read config holds an unclosed banner and
-// the switch can't be planned at all; the header comments still go.
-func TestNormaliseRunningKeepsBanners(t *testing.T) {
-	in := "!Command: show running-config\n!Running configuration last done at: Thu Nov 26 19:00:00 2026\n!Time: Thu Nov 26 19:01:00 2026\n\nversion 7.3(0)N1(1)\n" +
-		"banner motd !\nAuthorised use only\nACME <ops>\n!\nhostname n5k\n"
-	want := "banner motd !\nAuthorised use only\nACME <ops>\n!\nhostname n5k\n"
-	got := normaliseRunning(in)
-	if got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-	if _, err := nexus.Parse(got); err != nil {
-		t.Fatalf("the normalised config does not parse: %v", err)
 	}
 }

@@ -301,7 +301,7 @@ func (t *Target) readConfig(c *conn, facts *state) (*state, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", cmd, err)
 		}
-		text.WriteString(normaliseRunning(out))
+		text.WriteString(nexus.NormaliseRunning(out))
 	}
 	if err := st.finish(text.String(), t.sw.Address); err != nil {
 		return nil, err
@@ -354,10 +354,10 @@ func (t *Target) readCaptured() (*state, error) {
 	}
 	var text strings.Builder
 	for _, sec := range sections {
-		text.WriteString(normaliseRunning(full.Section(sec)))
+		text.WriteString(nexus.NormaliseRunning(full.Section(sec)))
 	}
 	if len(t.ifaces) > 0 {
-		text.WriteString(normaliseRunning(full.InterfaceConfig(t.ifaces...)))
+		text.WriteString(nexus.NormaliseRunning(full.InterfaceConfig(t.ifaces...)))
 	}
 	if err := st.finish(text.String(), path); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Address(), err)
