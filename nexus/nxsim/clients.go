@@ -97,7 +97,8 @@ func first(a []string) string {
 
 // showInterface prints `show interface` for the named ports: state, MTU
 // (the port's `mtu` line, else 1500), port mode (`switchport mode`, else
-// access), description; the counters are zero.
+// access), description; the counters are zero but for the discards a test
+// added (AddDiscards).
 func (sw *Switch) showInterface(names []string) string {
 	return nexus.FormatShowInterface(sw.interfaceStatus(names))
 }
@@ -113,6 +114,9 @@ func (sw *Switch) interfaceStatus(names []string) []nexus.InterfaceStatus {
 			Name: n, Up: true, Hardware: "1000/10000 Ethernet",
 			MAC: fmt.Sprintf("8c60.4f4e.%04x", 0x9300+i), MTU: 1500, Mode: "access",
 			Duplex: "full-duplex", Speed: "10 Gb/s",
+		}
+		if d, ok := sw.discards[n]; ok {
+			p.InDiscards, p.OutDiscards = d.in, d.out
 		}
 		if o := sw.cfg.Interface(n); o != nil {
 			for _, l := range o.Lines {

@@ -217,7 +217,8 @@ func (sw *Switch) inventoryJSON() jsonObject {
 
 // interfaceJSON is `show interface [LIST] | json` (TABLE_interface): per
 // port the keys of an Ethernet port of the 7.3(1)D1(1) capture, from the
-// same state `show interface` prints; counters and rates are zero.
+// same state `show interface` prints; counters and rates are zero but
+// for the discards a test added (AddDiscards).
 func (sw *Switch) interfaceJSON(names []string) jsonObject {
 	rows := make([]jsonObject, 0, len(names))
 	for _, p := range sw.interfaceStatus(names) {
@@ -257,7 +258,14 @@ func (sw *Switch) interfaceJSON(names []string) jsonObject {
 			"eth_outbcast", "eth_outpkts", "eth_outbytes", "eth_jumbo_outpkts", "eth_outerr", "eth_coll",
 			"eth_deferred", "eth_latecoll", "eth_lostcarrier", "eth_nocarrier", "eth_babbles", "eth_outdiscard",
 			"eth_outpause"} {
-			row = append(row, jsonField{k, 0})
+			var v uint64
+			switch k {
+			case "eth_indiscard":
+				v = p.InDiscards
+			case "eth_outdiscard":
+				v = p.OutDiscards
+			}
+			row = append(row, jsonField{k, v})
 		}
 		rows = append(rows, row)
 	}

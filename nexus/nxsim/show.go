@@ -23,7 +23,8 @@ func (sw *Switch) showPFC() string {
 }
 
 // showQueuing prints `show queuing interface [LIST]`; no list means every
-// port.
+// port. A Nexus 5000 prints its layout; a 7000 the simulator's notice that
+// it has none to print (queuing7000Notice).
 func (sw *Switch) showQueuing(list string) (string, error) {
 	names := sw.interfaces
 	if list != "" {
@@ -31,6 +32,9 @@ func (sw *Switch) showQueuing(list string) (string, error) {
 		if names, err = sw.expandInterfaces(list); err != nil {
 			return "", err
 		}
+	}
+	if sw.platform.Is7000() {
+		return queuing7000Notice, nil
 	}
 	sw.mu.Lock()
 	defer sw.mu.Unlock()

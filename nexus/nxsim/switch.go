@@ -55,6 +55,8 @@ type Switch struct {
 	// startup-config`), savedAt when it was saved (startup.go).
 	startup *nexus.Config
 	savedAt time.Time
+	// discards are the ports' discard counters a test added (AddDiscards).
+	discards map[string]portDiscards
 }
 
 // New builds a switch from opts. The startup config must parse.
