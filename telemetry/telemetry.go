@@ -18,6 +18,13 @@ type Device struct {
 	// could not be read (empty: they were). Their zeros then mean
 	// "unknown", never "no drops".
 	DiscardsUnread string `json:"discards_unread,omitempty"`
+	// DiscardsPortWide, when set, says why the ports' LosslessDiscards are
+	// port-wide counts (input plus output discards of every class on the
+	// port, from the switch's interface counters) rather than the lossless
+	// class's own: the per-class counters could not be read. A port-wide
+	// count that did not move proves the lossless class dropped nothing
+	// there; one that moved may be another class's drops.
+	DiscardsPortWide string `json:"discards_port_wide,omitempty"`
 }
 
 // Port is one interface's lossless-relevant state and counters. Counters are
@@ -37,7 +44,8 @@ type Port struct {
 	RxPauseTotal uint64   `json:"rx_pause_total"`
 	TxPauseTotal uint64   `json:"tx_pause_total"`
 	// Discards on the lossless class / no-drop queue (switch) or
-	// port_xmit_discards (host).
+	// port_xmit_discards (host); every class's when the device's
+	// DiscardsPortWide is set.
 	LosslessDiscards uint64 `json:"lossless_discards"`
 	// Host RDMA counters (hw_counters / counters): out_of_sequence,
 	// packet_seq_err, np_cnp_sent, rp_cnp_handled, port_rcv_errors,

@@ -14,8 +14,9 @@ var _ telemetry.Source = (*Target)(nil)
 
 // Telemetry reads versions and the lossless state of the managed ports:
 // `show version`, `show interface priority-flow-control` and `show queuing
-// interface` (on a 7000 also `show interface` for the port MTU), for
-// roce-verify.
+// interface`, and `show interface` for the port MTU on a 7000 and, on any
+// platform, for the port-wide discards when the queuing output is in a
+// layout roce does not read (docs/nxos.md#queuing-7000), for roce-verify.
 func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 	if t.sw.Capture != "" {
 		return nil, fmt.Errorf("%s: %w", t.Address(), errOffline)
@@ -50,30 +51,74 @@ func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 		return nil, fmt.Errorf("%s: parse show interface priority-flow-control: %w", t.Address(), err)
 	}
 	var queues []nexus.QueuingInterface
+	unread := "" // why the per-class discards were not read
 	if len(t.ifaces) > 0 {
 		cmd := "show queuing interface " + interfaceList(t.ifaces)
 		if out, err = c.command(cmd); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Address(), err)
 		}
-		if queues, dev.DiscardsUnread, err = readQueues(cmd, out); err != nil {
+		if queues, unread, err = readQueues(cmd, out); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Address(), err)
 		}
 	}
 	dev.Ports = portsOf(t.ifaces, rows, queues)
-	if t.platform.Is7000() && len(t.ifaces) > 0 {
+	if len(t.ifaces) == 0 || (!t.platform.Is7000() && unread == "") {
+		dev.DiscardsUnread = unread
+		return dev, nil
+	}
+	// A 7000 reads `show interface` anyway, for the port MTU; another
+	// platform only for the port-wide discards.
+	cmd := "show interface " + interfaceList(t.ifaces)
+	if out, err = c.command(cmd); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Address(), err)
+	}
+	st, err := nexus.ParseShowInterface(out)
+	if err != nil && t.platform.Is7000() {
+		return nil, fmt.Errorf("%s: parse %s: %w", t.Address(), cmd, err)
+	}
+	if err != nil {
+		err = fmt.Errorf("parse %s: %w", cmd, err)
+	}
+	if t.platform.Is7000() {
 		// A 7000 Layer 2 port frames at its own MTU, 1500 by default
 		// (docs/nxos.md#port-mtu): the class MTU alone would hide it.
-		cmd := "show interface " + interfaceList(t.ifaces)
-		if out, err = c.command(cmd); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Address(), err)
-		}
-		st, err := nexus.ParseShowInterface(out)
-		if err != nil {
-			return nil, fmt.Errorf("%s: parse %s: %w", t.Address(), cmd, err)
-		}
 		lowerToPortMTU(dev.Ports, st)
 	}
+	if unread != "" {
+		dev.DiscardsPortWide, dev.DiscardsUnread = portWideDiscards(dev.Ports, st, err, unread)
+	}
 	return dev, nil
+}
+
+// portWideDiscards sets each port's LosslessDiscards to the input plus
+// output discards `show interface` printed for it (st, or stErr when that
+// output could not be read), standing in for the per-class counters that
+// could not be read (unread says why). It returns the reason for
+// telemetry.Device.DiscardsPortWide, or, when a port's counters are
+// missing too, none and the reason for DiscardsUnread: then no port's
+// count is kept, so none passes for a lossless-class count.
+func portWideDiscards(ports []telemetry.Port, st []nexus.InterfaceStatus, stErr error, unread string) (portWide, stillUnread string) {
+	if stErr != nil {
+		return "", unread + "; nor the port-wide ones: " + stErr.Error()
+	}
+	byName := map[string]nexus.InterfaceStatus{}
+	for _, s := range st {
+		byName[s.Name] = s
+	}
+	var missing []string
+	for _, p := range ports {
+		if _, ok := byName[p.Name]; !ok {
+			missing = append(missing, p.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return "", unread + "; nor the port-wide ones: show interface printed no " + strings.Join(missing, ", ")
+	}
+	for i := range ports {
+		s := byName[ports[i].Name]
+		ports[i].LosslessDiscards = s.InDiscards + s.OutDiscards
+	}
+	return unread, ""
 }
 
 // readQueues parses the answer to cmd (`show queuing interface …`). Output
