@@ -160,7 +160,7 @@ func counterChecks(in counterInput) []Check {
 		drops := mk(CheckLosslessDrops)
 		storm := mk(CheckPauseStorm)
 		seq := mk(CheckSequence)
-		var dropMsgs, stormMsgs, seqMsgs, cnpMsgs []string
+		var dropMsgs, portWideMsgs, stormMsgs, seqMsgs, cnpMsgs []string
 		var maxRate float64
 		maxPort := ""
 		for _, p := range ports {
@@ -169,7 +169,9 @@ func counterChecks(in counterInput) []Check {
 			if b != nil {
 				bp = *b
 			}
-			if d := delta(bp.LosslessDiscards, p.LosslessDiscards); d > 0 {
+			if d := delta(bp.LosslessDiscards, p.LosslessDiscards); d > 0 && in.After.DiscardsPortWide != "" {
+				portWideMsgs = append(portWideMsgs, fmt.Sprintf("%s +%d", p.Name, d))
+			} else if d > 0 {
 				dropMsgs = append(dropMsgs, fmt.Sprintf("%s %d lossless discards", p.Name, d))
 			}
 			for _, name := range []string{telemetry.CounterRxErrors, telemetry.CounterRxDiscardsPrio(class.Priority)} {
@@ -205,17 +207,7 @@ func counterChecks(in counterInput) []Check {
 				}
 			}
 		}
-		switch {
-		case len(dropMsgs) > 0:
-			drops.Status, drops.Message = StatusFail, "drops on the lossless class: "+strings.Join(dropMsgs, ", ")
-			if in.After.DiscardsUnread != "" {
-				drops.Message += "; the lossless discard counters were not read: " + in.After.DiscardsUnread
-			}
-		case in.After.DiscardsUnread != "":
-			drops.Status, drops.Message = StatusError, "the lossless discard counters were not read, so drops are unknown: "+in.After.DiscardsUnread
-		default:
-			drops.Message = "no drops on the lossless class"
-		}
+		drops.Status, drops.Message = lossDropsVerdict(in.After, len(ports), dropMsgs, portWideMsgs)
 		out = append(out, drops)
 
 		if len(stormMsgs) > 0 {
@@ -243,6 +235,40 @@ func counterChecks(in counterInput) []Check {
 		}
 	}
 	return out
+}
+
+// lossDropsVerdict is the lossless-drops check's status and message for
+// one device: drops counts that name the lossless class, portWide the
+// rises of port-wide discard counters (every class) that stand in for it
+// when the device's per-class counters could not be read, nPorts the
+// ports checked.
+func lossDropsVerdict(after *telemetry.Device, nPorts int, drops, portWide []string) (Status, string) {
+	var st Status
+	var msg string
+	switch {
+	case len(drops) > 0:
+		st, msg = StatusFail, "drops on the lossless class: "+strings.Join(drops, ", ")
+		if after.DiscardsUnread != "" {
+			msg += "; the lossless discard counters were not read: " + after.DiscardsUnread
+		}
+	case after.DiscardsUnread != "":
+		st, msg = StatusError, "the lossless discard counters were not read, so drops are unknown: "+after.DiscardsUnread
+	case len(portWide) > 0:
+		port, _, _ := strings.Cut(portWide[0], " ") // "Ethernet3/1 +5"
+		return StatusWarn, "port-wide discards (input + output, every class on the port) rose: " + strings.Join(portWide, ", ") +
+			"; the switch's per-class counters were not read, so these may be drops of a lossy class on the same port rather than of the lossless one (" +
+			after.DiscardsPortWide + "). Next: read the port's per-class queue drops on the switch (e.g. `show policy-map interface " + port +
+			" type queuing`) and see docs/verify.md#lossless-drops"
+	case after.DiscardsPortWide != "":
+		return StatusPass, fmt.Sprintf("no discards at all on %d port(s): the counters are port-wide (input + output, every class), "+
+			"read because the switch's per-class counters were not (%s), and none moved, so the lossless class dropped nothing", nPorts, after.DiscardsPortWide)
+	default:
+		st, msg = StatusPass, "no drops on the lossless class"
+	}
+	if len(portWide) > 0 {
+		msg += "; port-wide discards (every class) also rose: " + strings.Join(portWide, ", ")
+	}
+	return st, msg
 }
 
 func orDash(s string) string {

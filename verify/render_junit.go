@@ -70,6 +70,9 @@ func junitCase(tc *junitTestCase, st Status, typ, msg, body string) {
 		tc.Error = m
 	case StatusSkip:
 		tc.Skipped = &junitMessage{Message: msg}
+	case StatusWarn:
+		// JUnit has no warning: the case passes and says why it warns.
+		tc.SystemOut = strings.TrimPrefix(tc.SystemOut+"\nwarning: "+msg, "\n")
 	}
 }
 

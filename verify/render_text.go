@@ -13,8 +13,12 @@ import (
 func RenderText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	s := r.Summary
-	fmt.Fprintf(&b, "roce-verify: %s (exit %d): %d passed, %d failed, %d error(s), %d skipped\n",
+	fmt.Fprintf(&b, "roce-verify: %s (exit %d): %d passed, %d failed, %d error(s), %d skipped",
 		strings.ToUpper(string(s.Status)), s.ExitCode, s.Pass, s.Fail, s.Error, s.Skip)
+	if s.Warn > 0 {
+		fmt.Fprintf(&b, ", %d warning(s)", s.Warn)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "probe tool: %s\n", r.Tool)
 	if r.Emulated {
 		fmt.Fprintf(&b, "%s: the lab hosts' RDMA device is emulated; their bandwidth comes from the %s, fed by the state read from the switches and hosts, not from hardware\n",

@@ -20,6 +20,10 @@ const (
 	StatusFail  Status = "fail"  // the fabric is wrong: threshold, counters, misconfiguration
 	StatusError Status = "error" // could not measure: no RDMA device, agent unreachable, timeout
 	StatusSkip  Status = "skip"  // not applicable or not possible (one host in a class)
+	// StatusWarn: a counter that may mean trouble but does not prove it
+	// (port-wide discards where the lossless class's own could not be
+	// read); it does not change the exit code.
+	StatusWarn Status = "warn"
 )
 
 // Exit codes of roce-verify (documented in docs/verify.md and -help).
@@ -51,6 +55,7 @@ type Summary struct {
 	Fail     int    `json:"fail"`
 	Error    int    `json:"error"`
 	Skip     int    `json:"skip"`
+	Warn     int    `json:"warn,omitempty"`
 	Status   Status `json:"status"`
 	ExitCode int    `json:"exit_code"`
 }
@@ -143,6 +148,8 @@ func (r *Report) summarize() {
 			s.Error++
 		case StatusSkip:
 			s.Skip++
+		case StatusWarn:
+			s.Warn++
 		}
 	}
 	for _, p := range r.Probes {
