@@ -98,7 +98,7 @@ func first(a []string) string {
 // showInterface prints `show interface` for the named ports: state, MTU
 // (the port's `mtu` line, else 1500), port mode (`switchport mode`, else
 // access), description; the counters are zero but for the discards a test
-// added (AddDiscards).
+// added (AddDiscards, Faults.DiscardsPerRead).
 func (sw *Switch) showInterface(names []string) string {
 	return nexus.FormatShowInterface(sw.interfaceStatus(names))
 }
@@ -115,9 +115,8 @@ func (sw *Switch) interfaceStatus(names []string) []nexus.InterfaceStatus {
 			MAC: fmt.Sprintf("8c60.4f4e.%04x", 0x9300+i), MTU: 1500, Mode: "access",
 			Duplex: "full-duplex", Speed: "10 Gb/s",
 		}
-		if d, ok := sw.discards[n]; ok {
-			p.InDiscards, p.OutDiscards = d.in, d.out
-		}
+		d := sw.readDiscards(n)
+		p.InDiscards, p.OutDiscards = d.in, d.out
 		if o := sw.cfg.Interface(n); o != nil {
 			for _, l := range o.Lines {
 				f := strings.Fields(l)

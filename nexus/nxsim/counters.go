@@ -28,6 +28,12 @@ func (sw *Switch) AddDiscards(port string, in, out uint64) error {
 	}
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
+	sw.addDiscards(name, in, out)
+	return nil
+}
+
+// addDiscards adds to a port's discard counters. The caller holds sw.mu.
+func (sw *Switch) addDiscards(name string, in, out uint64) {
 	if sw.discards == nil {
 		sw.discards = map[string]portDiscards{}
 	}
@@ -35,7 +41,16 @@ func (sw *Switch) AddDiscards(port string, in, out uint64) error {
 	d.in += in
 	d.out += out
 	sw.discards[name] = d
-	return nil
+}
+
+// readDiscards returns the discard counters `show interface` prints for a
+// port, first counting the input discards Faults.DiscardsPerRead adds on
+// every read. The caller holds sw.mu.
+func (sw *Switch) readDiscards(name string) portDiscards {
+	if n := sw.faults.DiscardsPerRead[name]; n > 0 {
+		sw.addDiscards(name, n, 0)
+	}
+	return sw.discards[name]
 }
 
 // queuing7000Notice is the simulator's whole answer to `show queuing

@@ -95,6 +95,14 @@ type Faults struct {
 	// agrees. Keys are interface names as the switch prints them
 	// ("Ethernet1/1").
 	PeerNoDropCoS map[string][]int
+
+	// DiscardsPerRead makes some ports keep dropping: every `show
+	// interface` answer (text or `| json`) that prints one of these ports
+	// first counts that many more input discards on it, so a reader that
+	// snapshots the counters before and after a round sees them rise by
+	// that much. Keys are interface names as the switch prints them.
+	// AddDiscards moves the counters once instead.
+	DiscardsPerRead map[string]uint64
 }
 
 // clone copies the fault settings, so a caller's map can change later
@@ -106,6 +114,13 @@ func (f Faults) clone() Faults {
 			m[k] = append([]int(nil), v...)
 		}
 		f.PeerNoDropCoS = m
+	}
+	if f.DiscardsPerRead != nil {
+		m := make(map[string]uint64, len(f.DiscardsPerRead))
+		for k, v := range f.DiscardsPerRead {
+			m[k] = v
+		}
+		f.DiscardsPerRead = m
 	}
 	return f
 }

@@ -100,3 +100,35 @@ func TestAddDiscards(t *testing.T) {
 		})
 	}
 }
+
+// Faults.DiscardsPerRead makes a port keep dropping: each show interface
+// answer that prints it counts that many more input discards first, so
+// two reads around a round differ by exactly that; a port not listed, and
+// the port once the fault is cleared, stay where they were.
+func TestDiscardsPerRead(t *testing.T) {
+	sw := newTestSwitch(t, Options{Platform: "nexus7000"})
+	port, other := sw.interfaces[0], sw.interfaces[1]
+	faults := Faults{DiscardsPerRead: map[string]uint64{port: 5}}
+	sw.SetFaults(faults)
+	faults.DiscardsPerRead[port] = 1000 // the switch keeps its own copy
+	read := func() (uint64, uint64) {
+		t.Helper()
+		st, err := nexus.ParseShowInterface(answer(t, sw, "show interface "+port+", "+other))
+		if err != nil || len(st) != 2 {
+			t.Fatalf("show interface: %v %+v", err, st)
+		}
+		if st[0].OutDiscards != 0 || st[1].OutDiscards != 0 {
+			t.Errorf("output discards %d, %d; want none", st[0].OutDiscards, st[1].OutDiscards)
+		}
+		return st[0].InDiscards, st[1].InDiscards
+	}
+	for i, want := range []uint64{5, 10, 15} {
+		if got, o := read(); got != want || o != 0 {
+			t.Errorf("read %d: %s %d, %s %d input discards; want %d and 0", i+1, port, got, other, o, want)
+		}
+	}
+	sw.SetFaults(Faults{})
+	if got, _ := read(); got != 15 {
+		t.Errorf("after the fault is cleared: %d input discards, want 15 (counters keep, stop rising)", got)
+	}
+}
