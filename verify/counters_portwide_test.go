@@ -107,7 +107,7 @@ func TestLosslessDropsPortWide(t *testing.T) {
 
 // A whole run with a switch whose port-wide discards rose: the check
 // warns, the run still passes (exit 0) and counts the warning, and every
-// report format shows it: text lists it with its count, JUnit keeps the
+// report format shows it: text and Markdown list it with its count, JUnit keeps the
 // case passing with the warning in system-out, and the JSON matches the
 // documented schema.
 func TestRunPortWideDiscardsWarn(t *testing.T) {
@@ -131,6 +131,14 @@ func TestRunPortWideDiscardsWarn(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "warning(s)") || !strings.Contains(text.String(), "WARN  lossless-drops [roce] switch.leaf2") {
 		t.Errorf("text report does not show the warning:\n%s", text.String())
+	}
+
+	var md bytes.Buffer
+	if err := RenderMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "skipped, 1 warning(s) (exit 0)") || !strings.Contains(md.String(), "| WARN | lossless-drops | roce | switch.leaf2 |") {
+		t.Errorf("Markdown report does not show the warning:\n%s", md.String())
 	}
 
 	var junit bytes.Buffer

@@ -11,7 +11,11 @@ func RenderMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	s := r.Summary
 	fmt.Fprintf(&b, "## roce-verify: %s\n\n", strings.ToUpper(string(s.Status)))
-	fmt.Fprintf(&b, "%d passed, %d failed, %d error(s), %d skipped (exit %d); probe tool `%s`.\n\n", s.Pass, s.Fail, s.Error, s.Skip, s.ExitCode, r.Tool)
+	warned := ""
+	if s.Warn > 0 {
+		warned = fmt.Sprintf(", %d warning(s)", s.Warn)
+	}
+	fmt.Fprintf(&b, "%d passed, %d failed, %d error(s), %d skipped%s (exit %d); probe tool `%s`.\n\n", s.Pass, s.Fail, s.Error, s.Skip, warned, s.ExitCode, r.Tool)
 	if r.Emulated {
 		fmt.Fprintf(&b, "> **%s RDMA device (lab):** probes marked _%s_ did not run on hardware; their bandwidth is the %s's answer for the state read from the switches and hosts.\n\n",
 			strings.ToUpper(EmulatedLabel[:1])+EmulatedLabel[1:], EmulatedLabel, EmulatedModel)
