@@ -260,8 +260,8 @@ func lossDropsVerdict(after *telemetry.Device, nPorts int, drops, portWide []str
 			after.DiscardsPortWide + "). Next: read the port's per-class queue drops on the switch (e.g. `show policy-map interface " + port +
 			" type queuing`) and see docs/verify.md#lossless-drops"
 	case after.DiscardsPortWide != "":
-		return StatusPass, fmt.Sprintf("no discards at all on %d port(s): the counters are port-wide (input + output, every class), "+
-			"read because the switch's per-class counters were not (%s), and none moved, so the lossless class dropped nothing", nPorts, after.DiscardsPortWide)
+		return StatusPass, fmt.Sprintf("no discards on %d port(s) during the round: the counters are port-wide (input + output, every class), "+
+			"read because the switch's per-class counters were not (%s); none moved, so the lossless class dropped nothing there", nPorts, after.DiscardsPortWide)
 	default:
 		st, msg = StatusPass, "no drops on the lossless class"
 	}

@@ -50,7 +50,7 @@ func TestLosslessDropsPortWide(t *testing.T) {
 	}{
 		{"port-wide, none moved: pass, saying the counters are port-wide and why",
 			dev(portWhy, "", nil), dev(portWhy, "", nil), StatusPass,
-			[]string{"no discards at all on 1 port(s)", "port-wide (input + output, every class)", portWhy, "the lossless class dropped nothing"}, nil},
+			[]string{"no discards on 1 port(s) during the round", "port-wide (input + output, every class)", portWhy, "the lossless class dropped nothing"}, nil},
 		{"port-wide, a rise: warn naming port, count and next step",
 			dev(portWhy, "", nil), dev(portWhy, "", func(p *telemetry.Port) { p.LosslessDiscards = 45 }), StatusWarn,
 			[]string{"port-wide discards (input + output, every class on the port) rose: Ethernet3/1 +5", "lossy class", portWhy,
