@@ -163,7 +163,9 @@ func (sw *Switch) versionJSON() jsonObject {
 	text := nexus.FormatShowVersionReport(r)
 	header := strings.TrimRight(text[:strings.Index(text, "\nSoftware\n")], "\n") + "\n"
 	chassis, module := r.Hardware, ""
-	if i := strings.Index(chassis, " ("); i > 0 && strings.HasSuffix(chassis, ")") {
+	// The last parenthesis holds the module: a 7000's chassis name has
+	// its own ("C7009 (9 Slot) Chassis").
+	if i := strings.LastIndex(chassis, " ("); i > 0 && strings.HasSuffix(chassis, ")") {
 		chassis, module = chassis[:i], strings.Trim(chassis[i+2:len(chassis)-1], `"`)
 	}
 	cpu, memory := r.CPU, 0

@@ -117,6 +117,18 @@ func TestJSONMatchesCaptures(t *testing.T) {
 				t.Errorf("show version | json values: %v", v)
 			}
 
+			// chassis_id is the hardware line without its last
+			// parenthesis, module_id what is inside it (the capture:
+			// "NX-OSv Chassis", "NX-OSv Supervisor Module").
+			want := map[string][2]string{
+				"nexus7000": {"Nexus7000 C7010 (10 Slot) Chassis", "Supervisor Module-2"},
+				"nexus5000": {"Nexus 5596 Chassis", "O2 48X10GE/Modular Supervisor"},
+			}[opts.Platform]
+			wantChassis, wantModule := want[0], want[1]
+			if v["chassis_id"] != wantChassis || v["module_id"] != wantModule {
+				t.Errorf("show version | json: chassis_id %q module_id %q, want %q %q", v["chassis_id"], v["module_id"], wantChassis, wantModule)
+			}
+
 			capIf := rows(t, readCapture(t, "nxosv-7.3.1.D1.1-show-interface.json"), "interface")[1] // Ethernet2/1
 			all := rows(t, run("sh int | json"), "interface")
 			if len(all) != len(sw.interfaces) {
