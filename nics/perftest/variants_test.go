@@ -7,10 +7,11 @@ import (
 )
 
 // perftest's own warning texts (perftest 4.5, as printed by ib_write_bw),
-// interleaved with a real result table the way a terminal or `2>&1` shows
+// interleaved with a result table (testdata/multisize_gbps.txt, written in
+// perftest's layout: testdata/README.md) the way a terminal or `2>&1` shows
 // them, must not cut the table short or be read as rows.
 func TestParseWarningsInterleaved(t *testing.T) {
-	real := readTestdata(t, "multisize_gbps.txt")
+	table := readTestdata(t, "multisize_gbps.txt")
 	warnings := []string{
 		"Conflicting CPU frequency values detected: 1200.000000 != 3400.000000. CPU Frequency is not max.",
 		" WARNING: CPU is not PCIe relaxed ordering compliant.",
@@ -20,7 +21,7 @@ func TestParseWarningsInterleaved(t *testing.T) {
 		"",
 	}
 	var b strings.Builder
-	for _, l := range strings.Split(real, "\n") {
+	for _, l := range strings.Split(table, "\n") {
 		b.WriteString(l + "\n")
 		if f := strings.Fields(l); len(f) >= 5 && f[0] != "#bytes" && strings.Trim(f[0], "0123456789") == "" {
 			for _, w := range warnings {
@@ -41,7 +42,7 @@ func TestParseWarningsInterleaved(t *testing.T) {
 	}
 	// A line that is neither a row nor a known warning still ends the
 	// table: the text after it is not read as results.
-	cut := strings.Replace(real, " 65536 ", "garbage\n 65536 ", 1)
+	cut := strings.Replace(table, " 65536 ", "garbage\n 65536 ", 1)
 	if r, err := Parse(cut); err != nil || len(r.Rows) != 2 {
 		t.Fatalf("table not ended at an unknown line: %+v %v", r, err)
 	}

@@ -31,12 +31,12 @@ const (
 // The parameter-mismatch notices printed before the table do not stop the
 // table from being read (LF or CRLF endings), nor make a failure.
 func TestParseParameterMismatchNotices(t *testing.T) {
-	real := readTestdata(t, "multisize_gbps.txt")
-	at := strings.Index(real, "------")
+	table := readTestdata(t, "multisize_gbps.txt")
+	at := strings.Index(table, "------")
 	if at < 0 {
 		t.Fatal("multisize_gbps.txt has no dashed line before its header")
 	}
-	withNotices := real[:at] + oooMismatch + "\n" + outReadsMismatch + "\n" + real[at:]
+	withNotices := table[:at] + oooMismatch + "\n" + outReadsMismatch + "\n" + table[at:]
 	for name, text := range map[string]string{"stdout": withNotices, "crlf": strings.ReplaceAll(withNotices, "\n", "\r\n")} {
 		t.Run(name, func(t *testing.T) {
 			r, err := Parse(text)
