@@ -109,7 +109,10 @@ func Diagnose(r *Report, b *Baseline) {
 			}
 		}
 		for _, c := range r.Checks {
-			if c.Status != StatusFail || !onPath(c.Device) || (c.Class != "" && c.Class != p.Class) {
+			// A lossless-drops warning (port-wide discards that rose, maybe
+			// another class's) is still a lead worth naming for a slow probe.
+			warnedDrops := c.Status == StatusWarn && c.Name == CheckLosslessDrops
+			if (c.Status != StatusFail && !warnedDrops) || !onPath(c.Device) || (c.Class != "" && c.Class != p.Class) {
 				continue
 			}
 			switch c.Name {

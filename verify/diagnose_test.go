@@ -78,6 +78,17 @@ func TestDiagnose(t *testing.T) {
 			baseline: base,
 		},
 		{
+			name:  "a lossless-drops warning on a path switch (port-wide discards) is named; a pass or an off-path warning is not",
+			probe: below(),
+			checks: []Check{
+				{Name: CheckLosslessDrops, Device: "switch.leaf2", Class: "roce", Status: StatusWarn, Message: "port-wide discards rose: Ethernet3/1 +5"},
+				{Name: CheckLosslessDrops, Device: "switch.leaf1", Class: "roce", Status: StatusPass, Message: "no discards"},
+				{Name: CheckLosslessDrops, Device: "switch.other", Class: "roce", Status: StatusWarn, Message: "x"},
+				{Name: CheckPauseStorm, Device: "switch.leaf1", Class: "roce", Status: StatusWarn, Message: "y"},
+			},
+			want: []Cause{{Kind: CauseDrops, Device: "switch.leaf2", Detail: "port-wide discards rose: Ethernet3/1 +5"}},
+		},
+		{
 			name:  "a check of another class is not a cause",
 			probe: below(),
 			checks: []Check{
