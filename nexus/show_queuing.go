@@ -176,11 +176,33 @@ func ParseShowQueuing(text string) ([]QueuingInterface, error) {
 		if r := []rune(first); len(r) > 80 {
 			first = string(r[:80]) + "…"
 		}
-		return nil, fmt.Errorf("show queuing interface: no '<interface> queuing information:' block, the Nexus 5000-family layout roce reads; "+
-			"line %d reads %q. If the switch prints another layout, roce cannot read its queues: send this output and the switch model to the roce maintainers: %w", firstN, first, ErrQueuingLayout)
+		return nil, &QueuingLayoutError{Line: firstN, Text: first}
 	}
 	return out, nil
 }
+
+// QueuingLayoutError is `show queuing interface` output in a layout
+// ParseShowQueuing does not read; errors.Is(err, ErrQueuingLayout) holds.
+// Line and Text are its first line that is not an echo (Text cut to 80
+// characters), which names the layout.
+type QueuingLayoutError struct {
+	Line int
+	Text string
+}
+
+func (e *QueuingLayoutError) Error() string {
+	return fmt.Sprintf("show queuing interface: no '<interface> queuing information:' block, the Nexus 5000-family layout roce reads; "+
+		"line %d reads %q. If the switch prints another layout, roce cannot read its queues: send this output and the switch model to the roce maintainers: %v",
+		e.Line, e.Text, ErrQueuingLayout)
+}
+
+// Short says the same in one clause, for a report that goes on without
+// the queues (docs/nxos.md#queuing-7000 has the rest).
+func (e *QueuingLayoutError) Short() string {
+	return fmt.Sprintf("its output is not in the Nexus 5000-family layout roce reads (line %d reads %q)", e.Line, e.Text)
+}
+
+func (e *QueuingLayoutError) Unwrap() error { return ErrQueuingLayout }
 
 // FormatShowQueuing prints ifs as a Nexus 5000 does.
 func FormatShowQueuing(ifs []QueuingInterface) string {

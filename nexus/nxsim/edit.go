@@ -75,6 +75,23 @@ func (sw *Switch) countConfigLine() bool {
 	return sw.faults.DropAfterConfigLines > 0 && sw.configLines == sw.faults.DropAfterConfigLines
 }
 
+// countShow counts one `show` command typed in exec mode.
+func (sw *Switch) countShow() {
+	sw.mu.Lock()
+	sw.shows++
+	sw.mu.Unlock()
+}
+
+// ShowsHandled is how many `show` commands (any abbreviation, exec mode,
+// any session) the switch has run since it started: what a client read,
+// without the `exit` a client may or may not get in before it hangs up,
+// which LinesHandled counts when it arrives.
+func (sw *Switch) ShowsHandled() int {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return sw.shows
+}
+
 // countLine counts one handled command and reports whether the
 // DropAfterLines fault fires on it.
 func (sw *Switch) countLine() bool {

@@ -90,6 +90,9 @@ func (s *session) handle(ctx context.Context, raw string) (string, error) {
 		col := strings.Index(line, "do ") + 3
 		out, err = s.execFiltered(line[col:], len(s.prompt())+col)
 	default:
+		if f := strings.Fields(cmd); strings.HasPrefix(strings.ToLower(f[0]), "sh") {
+			s.sw.countShow()
+		}
 		out, err = s.execFiltered(line, len(s.prompt()))
 	}
 	if s.sw.countLine() && err == nil {

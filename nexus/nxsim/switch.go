@@ -45,6 +45,8 @@ type Switch struct {
 	lines       int // commands handled (any mode) since the last SetFaults
 	// roundTrips counts client turns since the switch started (roundtrips.go).
 	roundTrips int
+	// shows counts exec-mode show commands since the switch started.
+	shows int
 	// conns counts the SSH connections being served (Connections).
 	conns int
 	// booted is when the switch (re)started and resetReason why: `show

@@ -128,7 +128,10 @@ func portWideDiscards(ports []telemetry.Port, st []nexus.InterfaceStatus, stErr 
 // discards as not read instead of as zero.
 func readQueues(cmd, out string) (queues []nexus.QueuingInterface, unread string, err error) {
 	queues, err = nexus.ParseShowQueuing(out)
+	var layout *nexus.QueuingLayoutError
 	switch {
+	case errors.As(err, &layout):
+		return nil, fmt.Sprintf("`%s`: %s, docs/nxos.md#queuing-7000", cmd, layout.Short()), nil
 	case errors.Is(err, nexus.ErrQueuingLayout):
 		return nil, fmt.Sprintf("parse %s: %v", cmd, err), nil
 	case err != nil:

@@ -13,7 +13,8 @@ func TestReadQueues(t *testing.T) {
 	const cmd = "show queuing interface Ethernet3/1"
 	other := cmd + "\nslot  3\n=======\n\nEgress Queuing for Ethernet3/1 [System]\n"
 	q, unread, err := readQueues(cmd, other)
-	if err != nil || q != nil || !strings.Contains(unread, "parse "+cmd+": ") || !strings.Contains(unread, "layout") {
+	if err != nil || q != nil || !strings.Contains(unread, "`"+cmd+"`: ") || !strings.Contains(unread, `not in the Nexus 5000-family layout roce reads (line 2 reads "slot  3")`) ||
+		strings.Contains(unread, "maintainers") {
 		t.Fatalf("another layout: queues %v, unread %q, err %v; want unknown queues said in unread", q, unread, err)
 	}
 	if _, unread, err := readQueues(cmd, ""); err == nil || unread != "" {
