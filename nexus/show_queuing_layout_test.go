@@ -2,6 +2,7 @@ package nexus
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -24,5 +25,22 @@ func TestShowQueuingLayoutError(t *testing.T) {
 		if got := errors.Is(err, ErrQueuingLayout); got != tc.layout {
 			t.Errorf("%s: errors.Is(ErrQueuingLayout) = %v, want %v (%v)", tc.name, got, tc.layout, err)
 		}
+	}
+}
+
+// The layout error names the first line that is not an echo, in full and
+// in its short form, and cuts a long line.
+func TestQueuingLayoutErrorText(t *testing.T) {
+	_, err := ParseShowQueuing("leaf7# show queuing interface Ethernet1/1\nslot  1\n=======\n")
+	var le *QueuingLayoutError
+	if !errors.As(err, &le) || le.Line != 2 || le.Text != "slot  1" {
+		t.Fatalf("got %#v (%v), want line 2 %q", le, err, "slot  1")
+	}
+	if got, want := le.Short(), `its output is not in the Nexus 5000-family layout roce reads (line 2 reads "slot  1")`; got != want {
+		t.Errorf("Short() = %q, want %q", got, want)
+	}
+	long := strings.Repeat("x", 100)
+	if _, err = ParseShowQueuing(long + "\n"); !errors.As(err, &le) || le.Text != strings.Repeat("x", 80)+"…" {
+		t.Errorf("a long first line: %v", err)
 	}
 }
