@@ -229,12 +229,15 @@ func (sw *Switch) onMSeries(name string) bool {
 	return false
 }
 
-// Buffer sizes per class on a 5500 port, in bytes (docs/nxos.md).
+// Buffer sizes per class on a 5500 port, in bytes (docs/nxos.md, nxsim's
+// `show queuing interface`): the first and third are real captures'; the
+// jumbo no-drop and class-default sizes are the simulator's own
+// (UNCONFIRMED). roce reads the drop type and MTU, never the size.
 const (
-	qsizeNoDropSmall = 79360 // no-drop class, MTU < 2240
-	qsizeNoDropJumbo = 90240 // no-drop class, MTU > 2240
-	qsizeDrop        = 22720 // tail-drop class
-	qsizeDefault     = 470080
+	qsizeNoDropSmall = 79360  // no-drop class, MTU < 2240 (a 5000 capture, MTU 2158)
+	qsizeNoDropJumbo = 90240  // no-drop class, MTU > 2240: UNCONFIRMED
+	qsizeDrop        = 22720  // tail-drop class (a 5596 capture, MTU 1500)
+	qsizeDefault     = 470080 // class-default: UNCONFIRMED
 	defaultMTU       = 1500
 )
 
