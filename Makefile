@@ -5,7 +5,7 @@ PKGS    := ./...
 CMDS    := roce-plan roce-apply roce-verify roce-agent roce-lab
 export GOFLAGS ?= -mod=mod
 
-.PHONY: all build test vet fmt-check deps-test demo bench bench-peers fuzz clean crash-test
+.PHONY: all build test vet fmt-check deps-test demo bench bench-peers fuzz clean crash-test interop
 
 all: build
 
@@ -70,6 +70,13 @@ demo: build
 # mid-push against the lab, then -recover (docs/apply-safety.md).
 crash-test:
 	$(GO) test -count=1 -timeout 10m -run 'Crash|ElevenInterrupted|ConcurrentAppliesFromTwoCheckouts|DeadListener' ./e2e/
+
+# The third-party clients alone (they also run in make test): netmiko with
+# ntc-templates, Ansible cisco.nxos (facts, commands, config in check mode,
+# and a check-mode play against a running roce-lab) and scrapligo's stock
+# cisco_nxos driver, against nxsim (docs/nxos.md#clients).
+interop: deps-test build
+	$(GO) test -count=1 -timeout 10m -run 'Interop|Scrapligo' ./nexus/nxsim/ ./e2e/
 
 bench: build
 	@./scripts/bench.sh
