@@ -182,7 +182,10 @@ func Run(c Config) ([]Row, error) {
 		return nil, fmt.Errorf("roce-apply: %w", err)
 	}
 	rows = append(rows, Row{"roce", "apply (checkpoint, push, verify, canary first)", c.Switches, wall})
-	applied := f.servers[0].Switch().RunningConfig()
+	applied := make([]string, len(f.servers))
+	for i, srv := range f.servers {
+		applied[i] = srv.Switch().RunningConfig()
+	}
 	f.close()
 
 	// Ansible: the same commands on fresh switches.
@@ -209,8 +212,11 @@ func Run(c Config) ([]Row, error) {
 		}
 		rows = append(rows, Row{"Ansible cisco.nxos", phase.name, c.Switches, wall})
 	}
-	if got := f.servers[0].Switch().RunningConfig(); got != applied {
-		return rows, fmt.Errorf("the two tools did not leave the same configuration on sw000:\n--- roce\n%s\n--- ansible\n%s", applied, got)
+	// Every switch, not one: a fan-out bug may leave only some behind.
+	for i, srv := range f.servers {
+		if got := srv.Switch().RunningConfig(); got != applied[i] {
+			return rows, fmt.Errorf("the two tools did not leave the same configuration on %s:\n--- roce\n%s\n--- ansible\n%s", srv.Switch().Hostname(), applied[i], got)
+		}
 	}
 	return rows, nil
 }
