@@ -250,14 +250,16 @@ func TestCorpusRoundTripThroughSwitch(t *testing.T) {
 					return
 				}
 				r := corpusRig(t, opts)
-				booted := r.srv.Switch().RunningConfig()
+				// Each variant starts from the configuration the switch
+				// booted with (one read of it serves them all).
+				booted, shown := r.srv.Switch().RunningConfig(), r.showRunning(t)
 				for _, v := range p.variants {
 					t.Run(v.name, func(t *testing.T) {
 						if err := r.srv.Switch().ReplaceRunningConfig(booted); err != nil {
 							t.Fatal(err)
 						}
 						r.sw.FCoE = v.fcoe
-						r.corpusRoundTrip(t, row, v.classes)
+						r.corpusRoundTrip(t, row, v.classes, shown)
 					})
 				}
 			})
@@ -350,10 +352,10 @@ func (r *rig) showRunning(t *testing.T) string {
 	return nexus.NormaliseRunning(out)
 }
 
-// corpusRoundTrip plans classes on the rig's switch as row says: refused
-// (the switch unchanged), or applied and planned again.
-func (r *rig) corpusRoundTrip(t *testing.T, row corpusRow, classes []*policies.Lossless) {
-	before := r.showRunning(t)
+// corpusRoundTrip plans classes on the rig's switch, whose `show
+// running-config` is before, as row says: refused (the switch unchanged),
+// or applied and planned again.
+func (r *rig) corpusRoundTrip(t *testing.T, row corpusRow, classes []*policies.Lossless, before string) {
 	refused := func(want string) {
 		t.Helper()
 		if msg := r.planRefusal(t); !strings.Contains(msg, want) {
