@@ -19,7 +19,18 @@ type traffic struct {
 	dscp      []int
 	udpPort   int
 	ethertype uint16
+	// anyDSCP: the class takes RoCE v2 packets whatever their DSCP (it
+	// names none), so a foreign `match dscp`/`match precedence` line sees
+	// some of them. Only orderTraffic sets it.
+	anyDSCP bool
 }
+
+// The RoCE v2 UDP destination port and the RoCE v1 Ethertype, the values
+// the policies package expects of udp_port and ethertype.
+const (
+	roceV2UDPPort   = 4791
+	roceV1Ethertype = 0x8915
+)
 
 func trafficOf(c *policies.Lossless) traffic {
 	t := traffic{cos: []int{c.Priority}, dscp: slices.Clone(c.Match.DSCP)}
@@ -30,6 +41,35 @@ func trafficOf(c *policies.Lossless) traffic {
 		t.udpPort = c.Match.UDPPort
 	case policies.MatchEthertype:
 		t.ethertype = c.Match.Ethertype
+	}
+	return t
+}
+
+// orderTraffic is what the RoCE packets roce's own class under system qos
+// takes carry, for the question of class order (checkOverlaps). Their CoS
+// is the one the hosts mark (the class's priority, or its CoS list): the
+// policy fixes it and PFC works on that priority only. Their DSCP is the
+// one the class names; when it names none the application picks it, so
+// it can be any (anyDSCP). A class matched by CoS on the switch (a cos
+// class, and an ethertype class rendered as `match cos`) takes RoCE v2 and
+// RoCE v1 packets alike; a dscp class takes RoCE v2 packets (UDP to 4791)
+// with its DSCP.
+func (r *renderer) orderTraffic(c *policies.Lossless) traffic {
+	t := trafficOf(c)
+	switch c.Match.Kind {
+	case policies.MatchCoS, policies.MatchEthertype:
+		if c.Match.Kind == policies.MatchEthertype && r.p.Caps.EthertypeACLInQoS {
+			break // a MAC access-list: RoCE v1 frames only, which carry no DSCP
+		}
+		t.udpPort = roceV2UDPPort
+		if t.ethertype == 0 {
+			t.ethertype = roceV1Ethertype
+		}
+		t.dscp, t.anyDSCP = nil, true
+	case policies.MatchDSCP:
+		t.udpPort = roceV2UDPPort
+	case policies.MatchUDPPort:
+		t.anyDSCP = len(t.dscp) == 0
 	}
 	return t
 }
@@ -72,11 +112,11 @@ func (r *renderer) lineOverlap(f []string, t traffic) string {
 			return "CoS " + cosList(n)
 		}
 	case f[0] == "dscp" && len(f) == 2:
-		if n := intersect(expandList(f[1], dscpName), t.dscp); len(n) > 0 {
+		if n := t.dscpIn(expandList(f[1], dscpName)); len(n) > 0 {
 			return "DSCP " + cosList(n)
 		}
 	case f[0] == "precedence" && len(f) == 2:
-		if n := intersect(precedenceDSCP(f[1]), t.dscp); len(n) > 0 {
+		if n := t.dscpIn(precedenceDSCP(f[1])); len(n) > 0 {
 			return "DSCP " + cosList(n) + " (IP precedence " + f[1] + ")"
 		}
 	case f[0] == "access-group" && len(f) == 3 && f[1] == "name":
@@ -97,6 +137,16 @@ func (r *renderer) lineOverlap(f []string, t traffic) string {
 		}
 	}
 	return ""
+}
+
+// dscpIn is the DSCP values of v that t's packets can carry: all of them
+// (0-63) when t's DSCP is open, else those t names.
+func (t traffic) dscpIn(v []int) []int {
+	if t.anyDSCP {
+		v = slices.DeleteFunc(slices.Clone(v), func(d int) bool { return d < 0 || d > 63 })
+		return intersect(v, v)
+	}
+	return intersect(v, t.dscp)
 }
 
 // aclKey is the Config key of an access-list.
@@ -564,11 +614,13 @@ func (r macRule) every(t traffic) bool {
 // the first class that matches it, and roce puts its classes first: the
 // foreign class would silently stop seeing that traffic (and with it its
 // marking, qos-group, queue). Refusing, with both sides named, is the only
-// honest choice: putting ours after theirs would leave RoCE lossy.
+// honest choice: putting ours after theirs would leave RoCE lossy. A
+// class that leaves the DSCP open (orderTraffic) overlaps every foreign
+// DSCP or precedence match: some RoCE packets can carry those values.
 func (r *renderer) checkOverlaps(classes []*policies.Lossless, carried []*PolicyClass) error {
 	pol := attached(r.cur, TypeQoS, "input")
 	for _, c := range classes {
-		t := trafficOf(c)
+		t := r.orderTraffic(c)
 		for _, fc := range carried {
 			if fc.Name == "class-default" || fc.Name == "class-fcoe" || r.ours(fc.Name) {
 				continue
@@ -581,14 +633,81 @@ func (r *renderer) checkOverlaps(classes []*policies.Lossless, carried []*Policy
 			if why == "" {
 				continue
 			}
+			closed := t
+			closed.anyDSCP = false
+			if !t.anyDSCP || r.overlapReason(cm, closed) != "" {
+				return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s (attached under system qos): "+
+					"class-map %s matches %s, which the class's packets carry. The switch gives a packet to the first class that matches, "+
+					"and roce's class goes first, so %s would stop receiving that traffic (its marking and queue with it). "+
+					"Fix one side: give the lossless class a priority/DSCP/match no other class uses, or take that value out of class-map %s",
+					c.Name, fc.Name, pol, fc.Name, why, fc.Name, fc.Name)
+			}
 			return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s (attached under system qos): "+
-				"class-map %s matches %s, which the class's packets carry. The switch gives a packet to the first class that matches, "+
-				"and roce's class goes first, so %s would stop receiving that traffic (its marking and queue with it). "+
-				"Fix one side: give the lossless class a priority/DSCP/match no other class uses, or take that value out of class-map %s",
-				c.Name, fc.Name, pol, fc.Name, why, fc.Name, fc.Name)
+				"class-map %s matches %s, and the class's packets can carry it: lossless %q %s, so it takes RoCE packets whatever their DSCP (the host or the application marks it), "+
+				"including those marked with the values class %s classifies today. The switch gives a packet to the first class that matches, "+
+				"and roce's class goes first, so %s would stop receiving them (its marking and queue with them). "+
+				"Fix one side: %s",
+				c.Name, fc.Name, pol, fc.Name, why, c.Name, r.openDSCPText(c), fc.Name, fc.Name, r.openDSCPFix(c, carried, fc.Name, pol))
 		}
 	}
 	return nil
+}
+
+// openDSCPText says why lossless class c takes packets of any DSCP.
+func (r *renderer) openDSCPText(c *policies.Lossless) string {
+	switch c.Match.Kind {
+	case policies.MatchCoS:
+		return "is matched by CoS (match cos " + cosList(c.Match.CoS) + "), not by DSCP"
+	case policies.MatchEthertype:
+		return fmt.Sprintf("is matched by CoS %d on %s (an ethertype class is rendered as match cos, docs/nxos.md), not by DSCP", c.Priority, r.p.Kind)
+	}
+	return fmt.Sprintf("matches UDP port %d and names no dscp", c.Match.UDPPort)
+}
+
+// openDSCPFix is the fix for a class c whose open DSCP overlaps class fc
+// of policy pol: name a DSCP no class of the policy matches
+// (dscpCandidates), or take the values out of the foreign class.
+func (r *renderer) openDSCPFix(c *policies.Lossless, carried []*PolicyClass, fc, pol string) string {
+	other := fmt.Sprintf("take those values out of class-map %s, or class %s out of policy-map %s", fc, fc, pol)
+	port := c.Match.UDPPort
+	if port == 0 {
+		port = roceV2UDPPort
+	}
+	for _, d := range dscpCandidates() {
+		t := traffic{cos: []int{c.Priority}, dscp: []int{d}, udpPort: port}
+		free := true
+		for _, o := range carried {
+			if o.Name == "class-default" || o.Name == "class-fcoe" || r.ours(o.Name) {
+				continue
+			}
+			if cm := r.cur.ClassMap(TypeQoS, o.Name); cm != nil && r.overlapReason(cm, t) != "" {
+				free = false
+				break
+			}
+		}
+		if !free {
+			continue
+		}
+		give := fmt.Sprintf("give lossless %q a dscp (dscp = [%d]", c.Name, d)
+		if c.Match.Kind != policies.MatchUDPPort {
+			give = fmt.Sprintf("match lossless %q by RoCE v2 and a DSCP instead (udp_port = %d, dscp = [%d]", c.Name, port, d)
+		}
+		return fmt.Sprintf("%s, which no class of policy-map %s matches; the hosts must mark RoCE with it) so the two classes cannot meet, or %s", give, pol, other)
+	}
+	return fmt.Sprintf("%s (no dscp on lossless %q would keep it clear of every class of policy-map %s)", other, c.Name, pol)
+}
+
+// dscpCandidates are the DSCP values openDSCPFix may suggest, in order:
+// 26 (AF31, what roce's examples mark RoCE with), then 1-63, then 0 (the
+// DSCP of unmarked traffic).
+func dscpCandidates() []int {
+	out := []int{26}
+	for d := 1; d < 64; d++ {
+		if d != 26 {
+			out = append(out, d)
+		}
+	}
+	return append(out, 0)
 }
 
 // precedenceDSCP is the DSCP values an IP precedence list covers

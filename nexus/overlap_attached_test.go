@@ -201,7 +201,10 @@ func TestOverlapPortPolicy7000SetDSCP(t *testing.T) {
 // Under system qos of a Nexus 5000 a foreign class that marks other
 // traffic with the no-drop CoS is refused, in the type qos policy and in
 // the network-qos one (traced through the qos-group its class-map
-// matches); marking the class's own traffic is fine.
+// matches); marking the class's own traffic is fine. The foreign classes
+// under system qos match another CoS: one matching a DSCP would overlap
+// the cos class itself (RoCE at CoS 4 can carry any DSCP) and be refused
+// for that first (overlap_dscp_unset_test.go).
 func TestOverlapSetCoSUnderSystemQoS(t *testing.T) {
 	sys := "system qos\n  service-policy type qos input site-in\n  service-policy type network-qos site-nq\n"
 	qos := func(match, action string) string {
@@ -216,10 +219,10 @@ func TestOverlapSetCoSUnderSystemQoS(t *testing.T) {
 		class     string // mode
 		want      []string
 	}{
-		{"type qos class marks EF with CoS 4", qos("match dscp 46", "set cos 4") + nq("mtu 1500") + sys, "cos",
-			[]string{"class voice of policy-map site-in (type qos, `service-policy type qos input site-in` under system qos) sets CoS 4", "match dscp 46", "remove `set cos 4` from class voice"}},
-		{"network-qos class marks another group with CoS 4", qos("match dscp 46", "set qos-group 3") + nq("set cos 4") + sys, "cos",
-			[]string{"class voice-nq of policy-map site-nq (type network-qos", "qos-group 3, the packets of class voice of site-in", "match dscp 46"}},
+		{"type qos class marks CoS 2 with CoS 4", qos("match cos 2", "set cos 4") + nq("mtu 1500") + sys, "cos",
+			[]string{"class voice of policy-map site-in (type qos, `service-policy type qos input site-in` under system qos) sets CoS 4", "match cos 2", "remove `set cos 4` from class voice"}},
+		{"network-qos class marks another group with CoS 4", qos("match cos 2", "set qos-group 3") + nq("set cos 4") + sys, "cos",
+			[]string{"class voice-nq of policy-map site-nq (type network-qos", "qos-group 3, the packets of class voice of site-in", "match cos 2"}},
 		{"class-default marked with CoS 4", "policy-map type qos site-in\n  class class-default\n    set cos 4\n" + nq("mtu 1500") + sys, "cos",
 			[]string{"class class-default of policy-map site-in", "every packet no other class of it matches"}},
 		// The class's own DSCP arriving on an unmanaged port (under system
@@ -229,12 +232,12 @@ func TestOverlapSetCoSUnderSystemQoS(t *testing.T) {
 		{"the same from another DSCP", qos("match dscp 46", "set qos-group 3") + nq("set cos 4") +
 			"system qos\n  service-policy type network-qos site-nq\ninterface Ethernet1/9\n  service-policy type qos input site-in\n", "udp_dscp",
 			[]string{"class voice-nq of policy-map site-nq", "qos-group 3, the packets of class voice of site-in", "(match dscp 46)"}},
-		{"another CoS", qos("match dscp 46", "set cos 5") + nq("mtu 1500") + sys, "cos", nil},
-		{"network-qos class no-drop on CoS 4 for other traffic", qos("match dscp 46", "set qos-group 3") + nq("pause no-drop pfc-cos 4") + sys, "cos",
+		{"another CoS", qos("match cos 2", "set cos 5") + nq("mtu 1500") + sys, "cos", nil},
+		{"network-qos class no-drop on CoS 4 for other traffic", qos("match cos 2", "set qos-group 3") + nq("pause no-drop pfc-cos 4") + sys, "cos",
 			[]string{"class voice-nq of policy-map site-nq (type network-qos", "is no-drop on CoS 4 (pause no-drop pfc-cos 4)", "PFC pauses a priority, not a class",
 				"give class voice-nq of policy-map site-nq a pfc-cos of its own"}},
-		{"network-qos class no-drop on another CoS", qos("match dscp 46", "set qos-group 3") + nq("pause no-drop pfc-cos 5") + sys, "cos", nil},
-		{"a group nothing sets", qos("match dscp 46", "set qos-group 2") + nq("set cos 4") + sys, "cos", nil},
+		{"network-qos class no-drop on another CoS", qos("match cos 2", "set qos-group 3") + nq("pause no-drop pfc-cos 5") + sys, "cos", nil},
+		{"a group nothing sets", qos("match cos 2", "set qos-group 2") + nq("set cos 4") + sys, "cos", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
