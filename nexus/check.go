@@ -35,19 +35,59 @@ func cliMessage(err error) string {
 // modules) would load it: Parse, then every line of the blocks roce models
 // (class-maps, policy-maps and their classes, system qos, the QoS lines of
 // interfaces, access-list names) replayed in file order through the
-// platform's grammar. What the switch would refuse — a value out of range,
+// platform's grammar, and the other lines roce has rules for (check_lines.go:
+// a port's mtu, system jumbomtu, switchport mode, an interface the modules
+// do not have). What the switch would refuse — a value out of range,
 // a command the platform or release does not have, a class or service-policy
 // naming a class-map or policy-map that is not defined (nor built in), on
 // a Nexus 7000 a network-qos policy-map that is neither a default-nq-*
 // template nor named as a copy of one, or a class its template does not
-// have — is reported as a *LineError with the line number; all of them
-// are joined in the error. Lines of blocks roce does not model are not judged. The
-// returned Config is Parse's (nil when Parse fails).
+// have — is reported as a *LineError with the line number. All of them
+// come in one error, sorted by line, Parse's own (template placeholders,
+// …) included: the lines Parse refuses are set aside and the rest is
+// still judged, so one round names every refused line (check_round.go).
+// The error's message names the first few and counts the rest; its
+// Unwrap() []error gives them all. Lines of blocks roce does not model,
+// and top-level commands it does not know, are not judged. The returned
+// Config is Parse's (nil when Parse fails).
 func Check(text string, p Platform, modules []Module) (*Config, error) {
-	c, src, err := parse(text)
-	if err != nil {
-		return nil, err
+	return check(text, p, modules, "")
+}
+
+// check is Check, and CheckRelease with a readable release.
+func check(text string, p Platform, modules []Module, release string) (*Config, error) {
+	c, src, perr := parse(text)
+	var errs []error
+	skip := map[int]bool{} // line numbers not to judge
+	read := c
+	if perr != nil {
+		errs = flatten(perr)
+		bad := make([]int, 0, len(errs))
+		for _, e := range errs {
+			bad = append(bad, errLine(e))
+		}
+		var ok bool
+		if read, src, ok = parseAround(text, bad, skip); !ok {
+			return nil, refused(errs)
+		}
 	}
+	errs = append(errs, replay(read, src, p, modules, skip)...)
+	if _, ok := parseRelease(release); ok {
+		for _, l := range src {
+			if r, _, ok := releaseRule(l.text, p, release); ok && !skip[l.n] {
+				errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: releaseError(r, release)})
+			}
+		}
+	}
+	if perr != nil {
+		return nil, refused(errs)
+	}
+	return c, refused(errs)
+}
+
+// replay judges the lines src of configuration c, as Check describes,
+// but for the lines in skip.
+func replay(c *Config, src []srcLine, p Platform, modules []Module, skipped map[int]bool) []error {
 	replay := &Config{}
 	// A Nexus 7000 running-config prints the network-qos policies made by
 	// `qos copy` as ordinary policy-maps; reading one back is not creating
@@ -78,14 +118,21 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 			replay.insert(cp)
 		}
 	}
-	// The port mode's default (Config.Routed) is a global line the
-	// replay does not type: carry it over.
-	if o := c.Find("raw " + DefaultSwitchportLine); o != nil && replay.Find(o.Key()) == nil {
-		cp := *o
-		replay.insert(&cp)
+	// The port mode's default (Config.Routed) and the system jumbomtu
+	// (a Layer 2 port's MTU on a 7000) are global lines the replay does
+	// not type: carry them over.
+	for _, o := range c.Objects {
+		if o.Kind == KindRaw && (o.Header == DefaultSwitchportLine || isJumboLine(o.Header)) && replay.Find(o.Key()) == nil {
+			cp := *o
+			replay.insert(&cp)
+		}
 	}
+	provisioned := provisionedSlots(c)
 	e := NewEditor(replay, p, modules)
 	var errs []error
+	refuse := func(l srcLine, err error) {
+		errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: err})
+	}
 	var block *Object
 	skip := false // the open block's header was refused
 	for _, l := range src {
@@ -93,11 +140,18 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 			e.setMode("config", nil, nil)
 			block, skip = nil, l.raw
 			if l.raw {
+				if err := jumboMTURefusal(l.text); err != nil && !skipped[l.n] {
+					refuse(l, err)
+				}
 				continue
 			}
 			block = c.Objects[l.obj]
-			if refuse, seen := notCopy[block]; seen {
-				if refuse { // once, at its first header
+			if skipped[l.n] {
+				skip = true
+				continue
+			}
+			if first, seen := notCopy[block]; seen {
+				if first { // once, at its first header
 					errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: notCopyError(block.Name)})
 					notCopy[block] = false
 				}
@@ -113,26 +167,43 @@ func Check(text string, p Platform, modules []Module) (*Config, error) {
 				skip = true
 				continue
 			}
+			if block.Kind == KindInterface {
+				if err := missingPortRefusal(block.Name, modules, provisioned); err != nil {
+					refuse(l, err)
+					skip = true
+					continue
+				}
+			}
 			if err := e.Line(l.text); err != nil {
-				errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: err})
+				refuse(l, err)
 				skip = true
 			}
 			continue
 		}
-		if skip || l.raw || block == nil {
+		if skip || l.raw || block == nil || skipped[l.n] {
 			continue
 		}
-		if block.Kind == KindInterface && !qosInterfaceLine(l.text) {
-			continue
+		if block.Kind == KindInterface {
+			err := interfaceMTURefusal(p, replay, block.Name, l.text, replay.Routed(p, block.Name))
+			if err == nil {
+				err = switchportModeRefusal(l.text)
+			}
+			if err != nil {
+				refuse(l, err)
+				continue
+			}
+			if !qosInterfaceLine(l.text) {
+				continue
+			}
 		}
 		if block.Kind == KindClassMap && systemClass(block.Name) {
 			continue // how the switch prints its own classes, not typed input
 		}
 		if err := e.Line(l.text); err != nil {
-			errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: err})
+			refuse(l, err)
 		}
 	}
-	return c, errors.Join(errs...)
+	return errs
 }
 
 // notCopyError is why a Nexus 7000 refuses a network-qos policy-map that
@@ -149,7 +220,7 @@ func qosInterfaceLine(s string) bool {
 		f = f[1:]
 	}
 	switch f[0] {
-	case "priority-flow-control", "flowcontrol", "service-policy":
+	case "priority-flow-control", "flowcontrol", "service-policy", "untagged":
 		return true
 	case "switchport":
 		return len(f) == 1 // the port mode (routed or not), which decides the QoS directions a 7000 port takes
@@ -246,23 +317,11 @@ func releaseError(r versionRule, release string) error {
 // CheckRelease is Check for a switch running NX-OS release (as `show
 // version` prints it: "6.2(14)", "5.2(1)N1(4)", "7.3(1)D1(1)"): it also
 // refuses the lines that release does not have yet (versionRules), each
-// as a *LineError naming the release that has it. An empty or unreadable
+// as a *LineError naming the release that has it, in the same one error
+// as Check's. An empty or unreadable
 // release judges no version rule, only what Check judges.
 func CheckRelease(text string, p Platform, modules []Module, release string) (*Config, error) {
-	c, err := Check(text, p, modules)
-	if c == nil {
-		return nil, err
-	}
-	errs := []error{err}
-	if _, ok := parseRelease(release); ok {
-		_, src, _ := parse(text)
-		for _, l := range src {
-			if r, _, ok := releaseRule(l.text, p, release); ok {
-				errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: releaseError(r, release)})
-			}
-		}
-	}
-	return c, errors.Join(errs...)
+	return check(text, p, modules, release)
 }
 
 // CheckPushRelease judges the configuration lines roce would send to a

@@ -299,6 +299,22 @@ func TestCorpusConfigsCheck7000(t *testing.T) {
 		// network-qos class-map; 16: a network-qos policy that is no
 		// template copy.
 		"msdocs-n3132-rdma-flat.cfg": {4, 14, 16},
+		// The interface headers of Ethernet1/x (a 9000's first module):
+		// slot 1 of the lab's 7000 (testModules7000) is its supervisor,
+		// which has no Ethernet ports, so Check refuses the header naming
+		// the modules, and the block's lines are not judged again.
+		"batfish-nxos_interface_hsrp.cfg":                     {15},
+		"batfish-nxos_interface_properties.cfg":               {16, 65, 78},
+		"batfish-nxos_interface_show_all_2.cfg":               {8},
+		"batfish-nxos_interface_switchport.cfg":               {21, 55, 66, 75, 102, 113, 123, 134, 146, 158, 171, 183, 195, 207, 213, 219, 231, 240},
+		"batfish-nxos_nexus_6000_defaults.cfg":                {8},
+		"batfish-nxos_ospf.cfg":                               {246, 266, 272, 279, 287},
+		"batfish-nxos_port_channel.cfg":                       {23, 34, 38, 42, 59, 64, 85, 89, 93},
+		"batfish-nxos_system_default_switchport_shutdown.cfg": {12, 14, 17, 20, 24, 27, 31, 35},
+		"batfish-nxos_vlan.cfg":                               {73},
+		"batfish-nxos_vrf.cfg":                                {9, 19, 29, 40, 51, 63, 75, 86},
+		"genie-running-config-interface-1.cfg":                {3},
+		"genie-running-config-interface-4.cfg":                {1},
 	}
 	for name, text := range cfgs {
 		row, ok := corpus7000[name]
@@ -335,7 +351,7 @@ func TestQoSOutputOnRouted7000Port(t *testing.T) {
 		{"nexus7000", "interface Ethernet2/1\n", false}, // a 7000's ports are Layer 3 by default
 		{"nexus7000", "system default switchport\ninterface Ethernet2/1\n", true},
 		{"nexus7000", "interface Ethernet2/1\n  no switchport\n  switchport\n", true},
-		{"nexus5000", "interface Ethernet1/1\n  no switchport\n", true},
+		{"nexus5000", "interface Ethernet2/1\n  no switchport\n", true},
 	}
 	for _, tt := range tests {
 		text := policies + tt.port + "  service-policy type qos output OUT\n"

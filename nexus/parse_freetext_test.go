@@ -139,7 +139,7 @@ func TestParseRefusedHeaderTakesItsBlock(t *testing.T) {
 func TestCheckReadsBannersAndFreeText(t *testing.T) {
 	text := "version 5.2(1)N1(4)\nhostname s1\nbanner motd #\nNexus 5000 Switch <lab>\n#\n" +
 		"class-map type qos match-all roce\n  description <RoCE>\n  match cos 3\n" +
-		"interface Ethernet1/1\n  description <to-core-1>\n  priority-flow-control mode on\n"
+		"interface Ethernet2/1\n  description <to-core-1>\n  priority-flow-control mode on\n"
 	for _, kind := range []string{"nexus5000", "nexus7000"} {
 		c, err := CheckRelease(text, testPlatform(t, kind), testModules7000, "5.2(1)N1(4)")
 		if err != nil || c == nil {

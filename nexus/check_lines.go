@@ -1,0 +1,199 @@
+package nexus
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The lines Check judges beyond the QoS grammar the Editor replays: a
+// port's `mtu`, `system jumbomtu`, `switchport mode`, and whether the
+// switch's modules have the interface a block names
+// (docs/nxos.md#refuses, with the sources). Where a rule is not
+// confirmed it refuses only what no public source shows a switch taking.
+
+// minRoutedMTU is the smallest `mtu` a routed port takes (576–9216, the
+// NX-OS range the Ansible nxos_mtu module documents for an interface).
+const minRoutedMTU = 576
+
+// interfaceMTURefusal judges an interface's `mtu N` line (fields f, the
+// line typed at column 0 of text) on platform p, for port ifname whose
+// mode at that line is routed, on a switch whose system jumbomtu line
+// is in cfg. nil when the switch takes it, or when the line is no `mtu`
+// line.
+func interfaceMTURefusal(p Platform, cfg *Config, ifname, text string, routed bool) error {
+	f := strings.Fields(text)
+	if len(f) == 0 || f[0] != "mtu" {
+		return nil // `no mtu` and every other line
+	}
+	if len(f) != 2 {
+		return fmt.Errorf("mtu takes one number (%s)", mtuAllowed(p, cfg, routed))
+	}
+	n, err := strconv.Atoi(f[1])
+	switch {
+	case routed:
+		if err != nil || n < minRoutedMTU || n > DefaultJumboMTU {
+			return fmt.Errorf("%s is a routed port: %s", ifname, mtuAllowed(p, cfg, routed))
+		}
+	case p.Is7000():
+		if err != nil {
+			return fmt.Errorf("mtu takes a number (%s)", mtuAllowed(p, cfg, routed))
+		}
+		if ce := PortMTURefusal(p, cfg, ifname, text); ce != nil {
+			return fmt.Errorf("%s (%s)", ce.Message, mtuAllowed(p, cfg, routed))
+		}
+	default:
+		// The 5000 guides say its interfaces take no mtu (the class's
+		// network-qos mtu is the frame size); what a release answers to
+		// one is UNCONFIRMED, so only a value no NX-OS port takes is
+		// refused.
+		if err != nil || n < minRoutedMTU || n > DefaultJumboMTU {
+			return fmt.Errorf("%s: %s", ifname, mtuAllowed(p, cfg, routed))
+		}
+	}
+	return nil
+}
+
+// mtuAllowed says which `mtu` values a port takes.
+func mtuAllowed(p Platform, cfg *Config, routed bool) string {
+	switch {
+	case routed:
+		return fmt.Sprintf("a routed port takes %d-%d, 1500 by default", minRoutedMTU, DefaultJumboMTU)
+	case p.Is7000():
+		j, err := JumboMTU(cfg)
+		if err != nil {
+			return "a Layer 2 port of a Nexus 7000 takes 1500 or the system jumbomtu"
+		}
+		return fmt.Sprintf("a Layer 2 port of a Nexus 7000 takes 1500, the default, or the system jumbomtu, here %d", j)
+	}
+	return fmt.Sprintf("an interface mtu is a number from %d to %d; a Layer 2 port of a Nexus 5000 frames at its network-qos class's mtu, which is where to set it", minRoutedMTU, DefaultJumboMTU)
+}
+
+// jumboMTURefusal judges a top-level `system jumbomtu N` line: N is a
+// number up to 9216 (ParseJumboMTU; 0 is what NX-OSv prints). nil for
+// every other line.
+func jumboMTURefusal(text string) error {
+	if !isJumboLine(text) {
+		return nil
+	}
+	if _, err := ParseJumboMTU(text); err != nil {
+		return fmt.Errorf("system jumbomtu takes one number up to %d, the default (docs/nxos.md#port-mtu)", DefaultJumboMTU)
+	}
+	return nil
+}
+
+// switchportModes are the port modes of `switchport mode` on NX-OS, from
+// the public sources docs/nxos.md#refuses cites, and whether the mode
+// takes more words (private-vlan host|promiscuous|trunk …, monitor
+// buffer-limit …).
+func switchportModes() map[string]bool {
+	return map[string]bool{
+		"access": false, "trunk": false, "dot1q-tunnel": false, "fex-fabric": false, "fabricpath": false,
+		"private-vlan": true, "monitor": true,
+	}
+}
+
+// switchportModeRefusal judges a `switchport mode X` line: X must be one
+// of switchportModes (or an unambiguous abbreviation of one, as the CLI
+// takes it), with nothing after it unless the mode takes more. nil for
+// `no switchport mode …` and every other line.
+func switchportModeRefusal(text string) error {
+	f := strings.Fields(strings.ToLower(text))
+	if len(f) < 2 || f[0] != "switchport" || f[1] != "mode" {
+		return nil
+	}
+	modes := switchportModes()
+	names := make([]string, 0, len(modes))
+	for m := range modes {
+		names = append(names, m)
+	}
+	slices.Sort(names)
+	if len(f) == 2 {
+		return fmt.Errorf("switchport mode needs a mode: one of %s", strings.Join(names, ", "))
+	}
+	m, ok := kw(tok{s: f[2]}, names...)
+	if !ok {
+		return fmt.Errorf("%q is not a port mode: switchport mode takes one of %s", f[2], strings.Join(names, ", "))
+	}
+	if len(f) > 3 && !modes[m] {
+		return fmt.Errorf("switchport mode %s takes nothing after it, not %q", m, strings.Join(f[3:], " "))
+	}
+	return nil
+}
+
+// missingPortRefusal says why interface name (canonical: EthernetS/P,
+// EthernetS/P/B for a breakout port, EthernetF/S/P for a FEX port,
+// port-channelN) is not a port of a switch with these modules, or nil.
+// Only Ethernet ports of a chassis slot are judged, and only when the
+// module list is known (some module has ports): a FEX's ports (FEX ids
+// 100-199) come from the FEX, not from `show module`, and port-channels
+// are made by configuration. A breakout port is judged by its parent
+// port.
+//
+// A slot the configuration pre-provisions (a `slot N` block, with
+// `provision model …`) is not judged: the switch takes interfaces of a
+// module that is not inserted yet there.
+func missingPortRefusal(name string, modules []Module, provisioned map[int]bool) error {
+	if !strings.HasPrefix(name, "Ethernet") || !slices.ContainsFunc(modules, func(m Module) bool { return m.Ports > 0 }) {
+		return nil
+	}
+	num, _, _ := strings.Cut(strings.TrimPrefix(name, "Ethernet"), ".") // a subinterface is judged by its port
+	parts := strings.Split(num, "/")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil
+	}
+	slot, err1 := strconv.Atoi(parts[0])
+	port, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || slot >= 100 || provisioned[slot] {
+		return nil // a FEX port, a pre-provisioned slot, or not a number
+	}
+	i := slices.IndexFunc(modules, func(m Module) bool { return m.Slot == slot })
+	if i < 0 {
+		return fmt.Errorf("the switch has no module in slot %d (show module: %s): name a port of one of its modules", slot, moduleList(modules))
+	}
+	m := modules[i]
+	if m.Ports == 0 {
+		return fmt.Errorf("module %d (%s) has no Ethernet ports (show module: %s): name a port of a line card", slot, moduleName(m), moduleList(modules))
+	}
+	if port < 1 || port > m.Ports {
+		return fmt.Errorf("module %d (%s) has %d ports, Ethernet%d/1-%d: there is no port %d", slot, moduleName(m), m.Ports, slot, m.Ports, port)
+	}
+	return nil
+}
+
+// provisionedSlots are the slots configuration c pre-provisions: its
+// top-level `slot N` blocks.
+func provisionedSlots(c *Config) map[int]bool {
+	var out map[int]bool
+	for _, o := range c.Objects {
+		f := strings.Fields(o.Header)
+		if o.Kind != KindRaw || len(f) != 2 || f[0] != "slot" {
+			continue
+		}
+		if n, err := strconv.Atoi(f[1]); err == nil {
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// moduleName is a module's model, else its type.
+func moduleName(m Module) string {
+	if m.Model != "" {
+		return m.Model
+	}
+	return m.Type
+}
+
+// moduleList prints the modules as "1 (N7K-SUP2, 0 ports), 3 (N7K-F248XP-25E, 48 ports)".
+func moduleList(modules []Module) string {
+	parts := make([]string, 0, len(modules))
+	for _, m := range modules {
+		parts = append(parts, fmt.Sprintf("%d (%s, %d ports)", m.Slot, moduleName(m), m.Ports))
+	}
+	return strings.Join(parts, ", ")
+}
