@@ -659,7 +659,7 @@ func (r *renderer) openDSCPText(c *policies.Lossless) string {
 	case policies.MatchCoS:
 		return "is matched by CoS (match cos " + cosList(c.Match.CoS) + "), not by DSCP"
 	case policies.MatchEthertype:
-		return fmt.Sprintf("is matched by CoS %d on %s (an ethertype class is rendered as match cos, docs/nxos.md), not by DSCP", c.Priority, r.p.Kind)
+		return fmt.Sprintf("is matched by CoS %d on %s (an ethertype class is rendered as match cos, docs/nxos.md#qos), not by DSCP", c.Priority, r.p.Kind)
 	}
 	return fmt.Sprintf("matches UDP port %d and names no dscp", c.Match.UDPPort)
 }
