@@ -38,8 +38,11 @@ type corpusRow struct {
 	// boot: the lines (1-based) the switch refuses when it loads the file,
 	// so it does not start and nothing is planned; why says what they are.
 	// nexus.TestCorpusConfigsCheck5000/7000 hold the same lines.
-	boot []int
-	why  string
+	// bootMatch: every line matching it is refused too, e.g. each header
+	// of an interface on a slot the switch has no line card in.
+	boot      []int
+	bootMatch string
+	why       string
 	// release and modules: a 7000's NX-OS release ("" = newRig's 6.2(14))
 	// and the `show module` capture of nexus/testdata/corpus/show its
 	// cards come from ("" = newRig's modules7000, an F2 card in slot 2).
@@ -75,6 +78,15 @@ type corpusPlatform struct {
 // the release they were saved on, with the cards their `allocate
 // interface` lines name (as nexus.corpus7000 plans them).
 var nxosv73 = corpusRow{release: "7.3(1)D1(1)", modules: "ntc-module-n7k-nxosv-7.3.txt", routed: "Ethernet2/1"}
+
+// nxosv73On5000: the NX-OSv 7000 configurations name ports of slots 2-4,
+// which a 5596 (one module, slot 1) does not have.
+var nxosv73On5000 = corpusRow{bootMatch: `^interface Ethernet[2-4]/`, why: "ports of slots 2-4, which the 5596 lacks"}
+
+// slot1On7000: a 9000's ports Ethernet1/x are on the lab 7000's slot 1,
+// its supervisor, which has no Ethernet ports. A range header
+// (`interface Ethernet1/6-7`) is not judged: the switch loads it.
+var slot1On7000 = corpusRow{bootMatch: `^interface Ethernet1/[0-9.]+\s*$`, why: "ports of slot 1, the lab 7000's supervisor"}
 
 // routed7000: a configuration from another platform has no line for the
 // 7000's Ethernet2/1, a Layer 3 port by default (docs/nxos.md#port-mtu).
@@ -137,10 +149,10 @@ func corpusPlatforms() []corpusPlatform {
 				"mierdin-n5596-qos-classes.cfg":                       {},
 				"mierdin-ucs-fi-run-int-veth782.cfg":                  {},
 				"msdocs-n3132-rdma-flat.cfg":                          {},
-				"napalm-nxosv-n7k-7.3-checkpoint.cfg":                 {},
+				"napalm-nxosv-n7k-7.3-checkpoint.cfg":                 nxosv73On5000,
 				"napalm-nxosv-n7k-7.3-running-cut.cfg":                {},
-				"napalm-nxosv-n7k-7.3-running.cfg":                    {},
-				"napalm-nxosv-n7k-7.3-startup.cfg":                    {},
+				"napalm-nxosv-n7k-7.3-running.cfg":                    nxosv73On5000,
+				"napalm-nxosv-n7k-7.3-startup.cfg":                    nxosv73On5000,
 			},
 		},
 		{
@@ -172,32 +184,32 @@ func corpusPlatforms() []corpusPlatform {
 				"batfish-nxos_aaa.cfg":                                routed7000,
 				"batfish-nxos_feature.cfg":                            routed7000,
 				"batfish-nxos_ignore.cfg":                             routed7000,
-				"batfish-nxos_interface_hsrp.cfg":                     routed7000,
-				"batfish-nxos_interface_properties.cfg":               routed7000,
-				"batfish-nxos_interface_show_all_2.cfg":               routed7000,
-				"batfish-nxos_interface_switchport.cfg":               l2Default7000,
+				"batfish-nxos_interface_hsrp.cfg":                     slot1On7000,
+				"batfish-nxos_interface_properties.cfg":               slot1On7000,
+				"batfish-nxos_interface_show_all_2.cfg":               slot1On7000,
+				"batfish-nxos_interface_switchport.cfg":               slot1On7000,
 				"batfish-nxos_ip_access_list.cfg":                     routed7000,
 				"batfish-nxos_lacp.cfg":                               routed7000,
 				"batfish-nxos_line.cfg":                               routed7000,
 				"batfish-nxos_logging.cfg":                            routed7000,
 				"batfish-nxos_monitor.cfg":                            routed7000,
-				"batfish-nxos_nexus_6000_defaults.cfg":                routed7000,
+				"batfish-nxos_nexus_6000_defaults.cfg":                slot1On7000,
 				"batfish-nxos_ntp.cfg":                                routed7000,
-				"batfish-nxos_ospf.cfg":                               routed7000,
-				"batfish-nxos_port_channel.cfg":                       l2Default7000,
+				"batfish-nxos_ospf.cfg":                               slot1On7000,
+				"batfish-nxos_port_channel.cfg":                       slot1On7000,
 				"batfish-nxos_route_map.cfg":                          routed7000,
 				"batfish-nxos_snmp_server.cfg":                        routed7000,
-				"batfish-nxos_system_default_switchport_shutdown.cfg": routed7000,
+				"batfish-nxos_system_default_switchport_shutdown.cfg": slot1On7000,
 				"batfish-nxos_track.cfg":                              routed7000,
 				"batfish-nxos_vdc.cfg":                                routed7000,
 				"batfish-nxos_version.cfg":                            routed7000,
-				"batfish-nxos_vlan.cfg":                               routed7000,
+				"batfish-nxos_vlan.cfg":                               slot1On7000,
 				"batfish-nxos_vlan_service_policy.cfg":                routed7000,
-				"batfish-nxos_vrf.cfg":                                routed7000,
-				"genie-running-config-interface-1.cfg":                routed7000,
+				"batfish-nxos_vrf.cfg":                                slot1On7000,
+				"genie-running-config-interface-1.cfg":                slot1On7000,
 				"genie-running-config-interface-2.cfg":                routed7000,
 				"genie-running-config-interface-3.cfg":                routed7000,
-				"genie-running-config-interface-4.cfg":                routed7000,
+				"genie-running-config-interface-4.cfg":                slot1On7000,
 				"mierdin-ucs-fi-run-int-veth782.cfg":                  routed7000,
 			},
 		},
@@ -245,8 +257,8 @@ func TestCorpusRoundTripThroughSwitch(t *testing.T) {
 					t.Fatal(err)
 				}
 				opts := corpusSwitchOptions(t, p.kind, row, string(text))
-				if len(row.boot) > 0 {
-					requireBootRefused(t, opts, row)
+				if want := row.bootLines(string(text)); len(want) > 0 {
+					requireBootRefused(t, opts, want, row.why)
 					return
 				}
 				r := corpusRig(t, opts)
@@ -301,27 +313,43 @@ var (
 	bootMore = regexp.MustCompile(`more refused lines \((\d+) in all\)`)
 )
 
-// requireBootRefused: the switch refuses to start with the row's file,
-// naming the row's lines (the first of them, and how many in all, when
-// there are too many to list) and what to do.
-func requireBootRefused(t *testing.T, opts nxsim.Options, row corpusRow) {
+// bootLines are the lines (1-based, in order) the switch refuses in
+// text, by the row.
+func (row corpusRow) bootLines(text string) []int {
+	out := slices.Clone(row.boot)
+	if row.bootMatch != "" {
+		re := regexp.MustCompile(row.bootMatch)
+		for i, l := range strings.Split(text, "\n") {
+			if re.MatchString(l) {
+				out = append(out, i+1)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// requireBootRefused: the switch refuses to start with opts's startup
+// config, naming the lines want (the first of them, and how many in all,
+// when there are too many to list) and what to do.
+func requireBootRefused(t *testing.T, opts nxsim.Options, want []int, why string) {
 	t.Helper()
 	_, err := nxsim.New(opts)
 	if err == nil {
-		t.Fatalf("the switch loaded the file; the row says it refuses lines %v (%s)", row.boot, row.why)
+		t.Fatalf("the switch loaded the file; the row says it refuses lines %v (%s)", want, why)
 	}
 	var got []int
 	for _, m := range bootLine.FindAllStringSubmatch(err.Error(), -1) {
 		n, _ := strconv.Atoi(m[1])
 		got = append(got, n)
 	}
-	want, all := row.boot, len(got)
+	listed, all := want, len(got)
 	if m := bootMore.FindStringSubmatch(err.Error()); m != nil {
 		all, _ = strconv.Atoi(m[1])
-		want = want[:min(len(want), len(got))]
+		listed = want[:min(len(want), len(got))]
 	}
-	if !slices.Equal(got, want) || all != len(row.boot) || !strings.Contains(err.Error(), "fix the lines named") {
-		t.Errorf("boot refused lines %v (%d in all), want %v (%s):\n%v", got, all, row.boot, row.why, err)
+	if !slices.Equal(got, listed) || all != len(want) || !strings.Contains(err.Error(), "fix the lines named") {
+		t.Errorf("boot refused lines %v (%d in all), want %v (%s):\n%v", got, all, want, why, err)
 	}
 }
 
