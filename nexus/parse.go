@@ -12,16 +12,20 @@ import (
 // Parse reads running-configuration text (`show running-config ipqos`,
 // `show running-config interface ...`, the whole running-config, or a
 // configuration file written by hand) the way NX-OS reads a configuration
-// file: the command decides the nesting, not the indentation. A
-// mode-entering command (interface, class-map, policy-map, system qos, an
-// access-list, vlan, router, …) opens a block; a following line belongs to
-// it while the block's mode has that command (a `class` line opens a class
-// inside a policy-map; `set`, `pause`, `mtu`, … are the class's actions); a
-// command only the top level has closes it. So any indentation width, tabs,
-// flat files with no indentation, `!` and `#` comment lines, `end`, trailing
-// spaces and CR/LF/CRLF endings all read the same. Indentation is used only
-// inside blocks of commands roce does not model (kept verbatim, in order).
-// Blank lines are not configuration and are dropped.
+// file: the command decides the nesting, not the indentation, in flat,
+// indented and mixed files alike. A mode-entering command (interface,
+// class-map, policy-map, system qos, an access-list, vlan, router, …)
+// opens a block; a following line belongs to it while the block's mode has
+// that command (a `class` line opens a class inside a policy-map; `set`,
+// `pause`, `mtu`, … are the class's actions; an interface takes every
+// command but the global ones), at any indentation; a command only the top
+// level has closes it, at any indentation. So any indentation width, tabs,
+// flat files with no indentation, files that indent some lines and not
+// others, `!` and `#` comment lines, `end`, trailing spaces and CR/LF/CRLF
+// endings all read the same. Indentation decides only what the command
+// cannot (openBlock.keeps): a line roce knows neither as the block's nor as
+// a global one, and the lines of blocks roce does not model (kept
+// verbatim, in order). Blank lines are not configuration and are dropped.
 //
 // A banner (`banner motd #` … `#`) is read as the switch reads it: its
 // text runs to the closing delimiter, and `!`/`#` lines inside it are
@@ -50,30 +54,88 @@ type srcLine struct {
 	obj  int  // index in Config.Objects of the block the line is in
 }
 
+// openBlock is the configuration mode parse is in: the block the last
+// header opened (o nil: the top level).
+type openBlock struct {
+	o       *Object
+	idx     int  // o's index in Config.Objects
+	drop    bool // the header was refused: o stands in for the block, whose lines are read by the same rule and dropped
+	indent  int  // the header's indentation
+	enters  bool // a raw block's header enters a sub-mode
+	inClass bool // a class of the policy-map is open
+	cls     *PolicyClass
+	// childIndent is the least indentation of the lines read so far in
+	// a raw block or a policy-map class (-1 before the first): lines
+	// roce does not model keep their depth relative to it.
+	childIndent int
+}
+
+// keeps reports whether the open block takes a line, as NX-OS decides it
+// when it loads a file: by the command. A command the block's mode has
+// stays in the block, at any indentation; a command only the top level
+// has (or one that opens another block) closes it, at any indentation;
+// an interface takes every other command (it has too many to list). The
+// indentation counts only for a line the mode's grammar, as roce knows
+// it, does not decide:
+//   - in a class-map, policy-map, system qos or access-list, an unknown
+//     line indented deeper than the block's header is one of its nested
+//     lines (kept, and printed back, as it came); at the header's column
+//     or left of it, it is a top-level line. A flat file therefore reads
+//     such a line as top-level, as it always did.
+//   - a block roce does not model (router ospf, vrf context, vpc domain,
+//     line vty, …) has a grammar roce does not know. A line indented
+//     deeper than its header stays in it (vrf context's own `ip route`
+//     lines), unless it is a header of a block roce models, which is
+//     never a sub-command; a line at the header's column or left of it
+//     stays in it unless it is a top-level command. That is the flat-file
+//     rule, and a flat file reads the same way.
+func (b *openBlock) keeps(f []string, indent int) bool {
+	switch b.o.Kind {
+	case KindRaw:
+		if indent > b.indent {
+			return !modelledHeader(f)
+		}
+		return b.enters && !isTopLevel(f)
+	case KindInterface:
+		return childOf(b.o, false, f)
+	}
+	return childOf(b.o, b.inClass, f) || (indent > b.indent && !isTopLevel(f))
+}
+
+// standIn is the block a refused header would have opened (by its first
+// keywords, written in full), so the refused block's lines are found by
+// the same rule as any block's.
+func standIn(f []string) *Object {
+	if full := abbreviatedHeader(f); full != "" {
+		f = strings.Fields(full)
+	}
+	switch {
+	case f[0] == "interface":
+		return &Object{Kind: KindInterface}
+	case f[0] == "class-map":
+		return &Object{Kind: KindClassMap}
+	case f[0] == "policy-map":
+		return &Object{Kind: KindPolicyMap}
+	case len(f) >= 2 && f[0] == "system" && f[1] == "qos":
+		return &Object{Kind: KindSystemQoS}
+	case len(f) >= 2 && (f[0] == "ip" || f[0] == "mac") && f[1] == "access-list":
+		return &Object{Kind: KindACL}
+	}
+	return &Object{Kind: KindRaw}
+}
+
 func parse(text string) (*Config, []srcLine, error) {
 	lines := splitLines(text)
 	c := &Config{}
 	var src []srcLine
 	var errs []error
-	var cur *Object      // the open top-level block
-	var cls *PolicyClass // the open class of a policy-map
-	curIndent, clsIndent := 0, 0
-	childIndent := -1        // indentation of the open block's (or class's) first line
-	rawEnters := false       // the open raw block's header enters a sub-mode
+	var b openBlock
 	seen := map[string]int{} // object key → index in c.Objects
-	refused := -1            // indentation of a refused header whose block is skipped, or -1
 	banners, bannerErrs := bannerSpans(lines)
-	indented := false // some configuration line is indented: not a flat file
-	for i := 0; i < len(lines); i++ {
-		if end, ok := banners[i]; ok {
-			i = end // a banner's text is not configuration
-			continue
-		}
-		l := lines[i]
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "#") && leadingSpace(l) > 0 {
-			indented = true
-			break
-		}
+	// refuse drops a header NX-OS would not take, and the lines of its
+	// block with it: the one error already names the problem.
+	refuse := func(f []string, indent int) {
+		b = openBlock{o: standIn(f), drop: true, indent: indent, enters: opensBlock(f)}
 	}
 	for i := 0; i < len(lines); i++ {
 		raw := lines[i]
@@ -92,7 +154,7 @@ func parse(text string) (*Config, []srcLine, error) {
 			}
 			c.Objects = append(c.Objects, o)
 			src = append(src, srcLine{n: n, text: o.Header, top: true, raw: true, obj: len(c.Objects) - 1})
-			cur, cls, refused = nil, nil, -1
+			b = openBlock{}
 			i = end
 			continue
 		}
@@ -103,120 +165,107 @@ func parse(text string) (*Config, []srcLine, error) {
 		}
 		if isHeaderComment(text) {
 			c.Header = append(c.Header, raw)
-			cur, cls = nil, nil
+			b = openBlock{}
 			continue
 		}
 		if strings.HasPrefix(text, "!") || strings.HasPrefix(text, "#") {
 			continue // a comment
 		}
 		if text == "end" {
-			cur, cls = nil, nil
+			b = openBlock{}
 			continue
 		}
 		indent := leadingSpace(raw)
 		f := strings.Fields(text)
-		if refused >= 0 {
-			// The lines of a block whose header was refused: the one
-			// error already names the problem. A placeholder in them is
-			// another problem and is still reported.
-			if indent > refused || (!indented && !opensBlock(f) && !isTopLevel(f)) {
-				if p := placeholder(text); p != "" {
-					errs = append(errs, placeholderError(n, p, text))
-				}
-				continue
+		top := b.o == nil || !b.keeps(f, indent)
+		if !top && b.drop {
+			// A line of a refused block. A placeholder in it is another
+			// problem and is still reported.
+			if p := placeholder(text); p != "" {
+				errs = append(errs, placeholderError(n, p, text))
 			}
-			refused = -1
-		}
-		if p := placeholder(text); p != "" {
-			errs = append(errs, placeholderError(n, p, text))
-			if cur == nil || opensBlock(f) || (indented && indent <= curIndent) || (!indented && !childOf(cur, cls != nil, f)) {
-				refused, cur, cls = indent, nil, nil // its block goes with it
+			if b.o.Kind == KindPolicyMap && f[0] == "class" {
+				b.inClass = true
 			}
 			continue
 		}
-		top := cur == nil
-		if !top {
-			switch {
-			case cur.Kind == KindRaw:
-				// In a block roce does not model, indentation is all there
-				// is to go by, except for the blocks roce reads: none of
-				// them is a sub-command of another mode.
-				top = (indent <= curIndent && (!rawEnters || isTopLevel(f))) || (indent > curIndent && modelledHeader(f))
-			case indent > curIndent:
-				top = opensBlock(f) && !childOf(cur, cls != nil, f)
-			case cur.Kind == KindInterface && indented && (indent < curIndent || indent == 0):
-				// An interface takes almost any command; in a file that
-				// indents its blocks, a line back at the header's column
-				// is a top-level one (ip pim rp-address after the ports).
-				top = true
-			default:
-				top = !childOf(cur, cls != nil, f)
+		if p := placeholder(text); p != "" {
+			errs = append(errs, placeholderError(n, p, text))
+			if top {
+				refuse(f, indent) // its block goes with it
 			}
+			continue
 		}
 		if top {
-			cls = nil
-			if indent > 0 && cur == nil && !opensBlock(f) && !isTopLevel(f) {
+			if indent > 0 && b.o == nil && !opensBlock(f) && !isTopLevel(f) {
 				errs = append(errs, fmt.Errorf("line %d: indented line %q is not inside any configuration block", n, text))
 				continue
 			}
 			if full := abbreviatedHeader(f); full != "" {
 				errs = append(errs, fmt.Errorf("line %d: %q: write the full keyword %q: roce reads a block header only as the switch's running-config prints it (full lower-case keywords), and would otherwise keep this block as a line it does not look into", n, text, full))
-				cur, refused = nil, indent
+				refuse(f, indent)
 				continue
 			}
 			o, err := parseHeader(text)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("line %d: %w", n, err))
-				cur, refused = nil, indent
+				refuse(f, indent)
 				continue
 			}
+			enters := false
 			if o.Kind == KindRaw {
 				o.Header = raw[min(indent, len(raw)-len(text)):]
-				rawEnters = opensBlock(f)
+				enters = opensBlock(f)
 			}
-			if prev, again := seen[o.Key()]; again && (o.Kind != KindRaw || rawEnters) {
+			idx := len(c.Objects)
+			if prev, again := seen[o.Key()]; again && (o.Kind != KindRaw || enters) {
 				// Typing a header again re-enters the block, as the switch
 				// does when it loads a file: the lines add to it.
-				o = c.Objects[prev]
-				cur, curIndent, childIndent = o, indent, -1
-				src = append(src, srcLine{n: n, text: text, top: true, raw: o.Kind == KindRaw, obj: prev})
-				continue
+				o, idx = c.Objects[prev], prev
+			} else {
+				if o.Kind != KindRaw || enters {
+					seen[o.Key()] = idx
+				}
+				c.Objects = append(c.Objects, o)
 			}
-			if o.Kind != KindRaw || rawEnters {
-				seen[o.Key()] = len(c.Objects)
-			}
-			c.Objects = append(c.Objects, o)
-			cur, curIndent, childIndent = o, indent, -1
-			src = append(src, srcLine{n: n, text: text, top: true, raw: o.Kind == KindRaw, obj: len(c.Objects) - 1})
+			b = openBlock{o: o, idx: idx, indent: indent, enters: enters, childIndent: -1}
+			src = append(src, srcLine{n: n, text: text, top: true, raw: o.Kind == KindRaw, obj: idx})
 			continue
 		}
-		src = append(src, srcLine{n: n, text: text, raw: cur.Kind == KindRaw, obj: len(c.Objects) - 1})
+		cur := b.o
+		src = append(src, srcLine{n: n, text: text, raw: cur.Kind == KindRaw, obj: b.idx})
 		switch cur.Kind {
 		case KindRaw:
 			// The first level prints as NX-OS prints it (two spaces),
 			// whatever width the file used; deeper levels keep their
 			// depth relative to it.
-			if childIndent < 0 || indent < childIndent {
-				childIndent = indent
+			if b.childIndent < 0 || indent < b.childIndent {
+				b.childIndent = indent
 			}
-			cur.Lines = append(cur.Lines, "  "+relIndent(raw, childIndent)+text)
+			cur.Lines = append(cur.Lines, "  "+relIndent(raw, b.childIndent)+text)
 		case KindPolicyMap:
 			if name, ok := parseClassLine(cur.Type, text); ok {
-				cls, clsIndent, childIndent = cur.Class(name), indent, -1
-				if cls == nil { // else: the class is entered again
-					cls = &PolicyClass{Name: name}
-					cur.Classes = append(cur.Classes, cls)
+				b.cls, b.inClass, b.childIndent = cur.Class(name), true, -1
+				if b.cls == nil { // else: the class is entered again
+					b.cls = &PolicyClass{Name: name}
+					cur.Classes = append(cur.Classes, b.cls)
 				}
 				continue
 			}
-			if cls == nil || (isPolicyLine(f) && indent <= clsIndent) {
+			if b.cls == nil || isPolicyLine(f) {
+				// description is the policy-map's: a class has no such
+				// command, so the switch takes it in the parent mode.
 				cur.Lines = append(cur.Lines, text)
 				continue
 			}
-			if childIndent < 0 || indent < childIndent {
-				childIndent = indent
+			if b.childIndent < 0 || indent < b.childIndent {
+				b.childIndent = indent
 			}
-			cls.Actions = append(cls.Actions, relIndent(raw, childIndent)+text)
+			if childOf(cur, true, f) {
+				b.cls.Actions = append(b.cls.Actions, text) // an action: its command places it, not its indentation
+				continue
+			}
+			b.cls.Actions = append(b.cls.Actions, relIndent(raw, b.childIndent)+text)
 		default:
 			cur.Lines = append(cur.Lines, text)
 		}
@@ -367,21 +416,33 @@ func bannerSpans(lines []string) (map[int]int, []error) {
 }
 
 // blockHeaders are the top-level commands that enter a configuration
-// sub-mode (by their first words). "vlan" enters one only with a number.
+// sub-mode (by their first words). vlan, fex, track and spanning-tree mst
+// are told apart from sub-mode commands by opensBlock.
 var blockHeaders = map[string][]string{
 	"interface": nil, "class-map": nil, "policy-map": nil, "router": nil, "line": nil, "route-map": nil,
-	"object-group": nil, "control-plane": nil, "vdc": nil, "track": nil, "key": {"chain"},
+	"object-group": nil, "control-plane": nil, "vdc": nil, "key": {"chain"},
 	"system": {"qos"}, "ip": {"access-list", "sla"}, "ipv6": {"access-list"}, "mac": {"access-list"},
 	"arp": {"access-list"}, "vrf": {"context"}, "role": {"name"}, "vpc": {"domain"}, "port-profile": nil,
 	"monitor": {"session"}, "aaa": {"group"}, "event": {"manager"}, "scheduler": {"job"},
-	"spanning-tree": {"mst"}, "zone": {"name"}, "zoneset": {"name"}, "vsan": {"database"},
-	"device-alias": {"database"}, "fex": nil, "slot": nil, "callhome": nil, "feature-set": nil,
+	"zone": {"name"}, "zoneset": {"name"}, "vsan": {"database"},
+	"device-alias": {"database"}, "slot": nil, "callhome": nil, "feature-set": nil,
 }
 
 // opensBlock reports whether a line is a command that enters a sub-mode.
+// Some of these keywords start sub-mode commands too, which are told apart
+// by the words after them: `fex 101` enters a FEX's mode where an
+// interface's `fex associate 101` does not; `track 1 interface …` (or
+// `ip`, `ipv6`, `list`) defines a tracked object where an HSRP group's
+// `track 1 decrement 20` does not (Batfish's NX-OS grammar, s_track and
+// ihg_track); only `spanning-tree mst configuration` enters MST's mode.
 func opensBlock(f []string) bool {
-	if len(f) >= 2 && f[0] == "vlan" {
-		return f[1] != "" && f[1][0] >= '0' && f[1][0] <= '9'
+	switch f[0] {
+	case "vlan", "fex":
+		return len(f) >= 2 && isNumber(f[1][:1])
+	case "track":
+		return len(f) >= 3 && slices.Contains([]string{"interface", "ip", "ipv6", "list"}, f[2])
+	case "spanning-tree":
+		return len(f) >= 3 && f[1] == "mst" && f[2] == "configuration"
 	}
 	second, ok := blockHeaders[f[0]]
 	if !ok {
@@ -411,25 +472,32 @@ var topOnly = map[string][]string{
 	"ntp": nil, "boot": nil, "banner": nil, "clock": nil, "cli": nil, "radius-server": nil, "tacacs-server": nil,
 	"ssh": nil, "telnet": nil, "copp": nil, "service": nil, "power": nil, "errdisable": nil, "install": nil,
 	"license": nil, "nv": nil, "password": nil, "rmon": nil, "crypto": nil, "zoneset": nil, "fcdomain": nil,
-	"npiv": nil, "npv": nil, "poap": nil, "hardware": nil, "qos": nil, "port-channel": nil, "fabricpath": nil,
+	"npiv": nil, "npv": nil, "poap": nil, "qos": nil, "fabricpath": nil,
 	"logging": {"server", "level", "logfile", "console", "monitor", "timestamp", "source-interface", "origin-id", "module"},
 	"ip": {"route", "domain-name", "domain-lookup", "domain-list", "name-server", "prefix-list", "community-list",
 		"as-path", "host", "routing", "tftp", "ftp", "http", "source-route", "msdp", "extcommunity-list"},
-	"ipv6":          {"route", "prefix-list", "routing"},
-	"mac":           {"address-table"},
-	"spanning-tree": {"mode", "vlan", "pathcost", "loopguard", "bridge", "port"},
-	"system":        {"default", "jumbomtu", "routing", "auto-upgrade"},
-	"vpc":           {"domain"},
+	"ipv6":   {"route", "prefix-list", "routing"},
+	"mac":    {"address-table"},
+	"system": {"default", "jumbomtu", "routing", "auto-upgrade"},
+	"vpc":    {"domain"},
+	// An interface has `hardware multicast hw-hash` and `no port-channel
+	// port load-defer` (Batfish's NX-OS grammar, i_hardware_null and
+	// i_no_port_channel_null; its interface_properties test config).
+	"hardware":     {"access-list", "profile"},
+	"port-channel": {"load-balance", "load-defer"},
 }
 
 // isTopLevel reports whether a line is a command only the top level has:
-// in a flat file it closes the open block.
+// at any indentation it closes the open block.
 func isTopLevel(f []string) bool {
 	if len(f) > 1 && f[0] == "no" {
 		f = f[1:]
 	}
 	if opensBlock(f) {
 		return true
+	}
+	if f[0] == "spanning-tree" {
+		return spanningTreeGlobal(f)
 	}
 	second, ok := topOnly[f[0]]
 	if !ok {
@@ -438,10 +506,30 @@ func isTopLevel(f []string) bool {
 	if second == nil {
 		return true
 	}
-	if f[0] == "spanning-tree" && len(f) >= 3 && f[1] == "port" {
-		return f[2] == "type" && len(f) >= 5 // "spanning-tree port type edge default" is global
-	}
 	return len(f) >= 2 && slices.Contains(second, f[1])
+}
+
+// spanningTreeGlobal reports the spanning-tree commands only the global
+// mode has. An interface has spanning-tree commands of its own (port type,
+// cost, port-priority, link-type, guard, bpduguard, …), among them the
+// per-instance `spanning-tree mst 4 cost …` (Cisco Nexus 6000 Series NX-OS
+// Layer 2 Switching Configuration Guide, Release 7.x, "Configuring the
+// Port Cost": switch(config-if)# spanning-tree mst instance-id cost) and,
+// read the same way, `spanning-tree vlan 10 cost|port-priority …`; a
+// global `spanning-tree port type … default` sets every port's default.
+func spanningTreeGlobal(f []string) bool {
+	if len(f) < 2 {
+		return false
+	}
+	switch f[1] {
+	case "mode", "pathcost", "loopguard", "bridge":
+		return true
+	case "port":
+		return f[len(f)-1] == "default"
+	case "vlan", "mst":
+		return len(f) < 4 || (f[3] != "cost" && f[3] != "port-priority")
+	}
+	return false
 }
 
 // childOf reports whether a line belongs to the open modelled block: the
@@ -478,8 +566,8 @@ func childOf(o *Object, inClass bool, f []string) bool {
 // globalPIM reports the `ip pim` commands an interface does not have: the
 // rendezvous-point and SSM settings are PIM's global (and VRF) parameters,
 // the interface ones being sparse-mode, border, hello, DR priority and
-// the neighbor and join/prune policies (docs/nxos.md#flat-files). In a
-// flat file such a line after an interface is a global one, as the
+// the neighbor and join/prune policies (docs/nxos.md#flat-files). Such a
+// line after an interface, at any indentation, is a global one, as the
 // switch falls back to the global mode for it.
 func globalPIM(f []string) bool {
 	if len(f) > 1 && f[0] == "no" {
