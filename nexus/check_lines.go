@@ -40,6 +40,11 @@ func interfaceMTURefusal(p Platform, cfg *Config, ifname, text string, routed bo
 		if err != nil {
 			return fmt.Errorf("mtu takes a number (%s)", mtuAllowed(p, cfg, routed))
 		}
+		if n < DefaultPortMTU || n > DefaultJumboMTU {
+			// `mtu ?` on a Layer 2 port lists <1500-9216>, whatever the
+			// jumbomtu (readable or not) allows within it.
+			return fmt.Errorf("%s: mtu %d is outside 1500-9216 (%s)", ifname, n, mtuAllowed(p, cfg, routed))
+		}
 		if ce := PortMTURefusal(p, cfg, ifname, text); ce != nil {
 			return fmt.Errorf("%s (%s)", ce.Message, mtuAllowed(p, cfg, routed))
 		}
