@@ -141,12 +141,11 @@ func TestCheckAuditOneRound(t *testing.T) {
 		"interface Ethernet2/2",             // 17
 		"  service-policy type qos input P", // 18
 	}, "\n") + "\n"
-	mods := []Module{
-		{Slot: 1, Ports: 48, Model: "N7K-F248XP-25"},
+	mods := []Module{ // Ethernet1/60 is beyond slot 1's ports
+		{Slot: 1, Ports: 32, Model: "N7K-F132XP-15"},
 		{Slot: 2, Ports: 48, Model: "N7K-F248XP-25"},
 		{Slot: 5, Model: "N7K-SUP2"},
 	}
-	mods[0].Ports = 32 // so Ethernet1/60 is beyond it on both platforms
 	for _, kind := range []string{"nexus5000", "nexus7000"} {
 		t.Run(kind, func(t *testing.T) {
 			c, err := Check(text, testPlatform(t, kind), mods)
