@@ -45,10 +45,11 @@ var corpus7000 = map[string]struct {
 	// The 7000's own configurations (README: NX-OSv 7000).
 	// None has a QoS object of its own; the plan adds roce's, and the
 	// routed managed ports keep their addresses.
-	"napalm-nxosv-n7k-7.3-checkpoint.cfg":  {modules: nxosv73Modules},
-	"napalm-nxosv-n7k-7.3-running.cfg":     {modules: nxosv73Modules},
-	"napalm-nxosv-n7k-7.3-startup.cfg":     {modules: nxosv73Modules},
-	"napalm-nxosv-n7k-7.3-running-cut.cfg": {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-checkpoint.cfg":     {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-running.cfg":        {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-startup.cfg":        {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-running-cut.cfg":    {modules: nxosv73Modules},
+	"napalm-nxosv-n7k-7.3-spine1-running.cfg": {modules: nxosv73Modules},
 
 	// Configurations of other platforms whose attached network-qos policy
 	// is a user policy of their own: a 7000 has only its templates and
@@ -97,6 +98,18 @@ var corpus7000 = map[string]struct {
 	"mierdin-n5k-network-qos-jumbo-classes.cfg":           {release: lab7000Release},
 	"mierdin-n5k-network-qos.cfg":                         {release: lab7000Release},
 	"mierdin-ucs-fi-run-int-veth782.cfg":                  {release: lab7000Release},
+	// Nexus 9000 captures: none attaches a network-qos policy (the
+	// checkpoint's default-nq-policy is the 9000's own, not attached in
+	// the file).
+	"napalm-n9k-7.0.3.I2.1-checkpoint.cfg":         {release: lab7000Release},
+	"genie-n9kv-7.0.3.I7.1-running-config-bgp.cfg": {release: lab7000Release},
+	"genie-n9k-9.2.2-running-config-bgp.cfg":       {release: lab7000Release},
+	"genie-n9k-9.3.8-running-config-bgp.cfg":       {release: lab7000Release},
+	"genie-n9k-running-config-nv-overlay.cfg":      {release: lab7000Release},
+	"batfish-evpn-n9k-9.2.3-exitgw.cfg":            {release: lab7000Release},
+	"batfish-evpn-n9k-9.2.3-leaf1.cfg":             {release: lab7000Release},
+	"batfish-evpn-n9k-9.2.3-spine.cfg":             {release: lab7000Release},
+	"netutils-n9kv-9.3.3-running.cfg":              {release: lab7000Release},
 }
 
 // versionLine finds a configuration's `version` line (the release it was
@@ -263,6 +276,27 @@ func TestCorpusConfigsCheck7000(t *testing.T) {
 	cfgs := corpusConfigs(t)
 	p := testPlatform(t, "nexus7000")
 	want := map[string][]int{
+		// Nexus 9000 captures. Their Ethernet1/x headers are refused:
+		// slot 1 of the lab's 7000 (testModules7000) is its supervisor,
+		// which has no Ethernet ports, and the blocks' lines are not
+		// judged again.
+		// The checkpoint also has the 9000's default QoS objects: 6-15,
+		// network-qos class-maps (a 7000's come from its templates); 18,
+		// default-nq-policy, neither a 7000 template nor a copy of one;
+		// 134-141, default-out-policy's classes c-out-q*, which are not
+		// 7000 queuing class-maps, and the actions under them.
+		"napalm-n9k-7.0.3.I2.1-checkpoint.cfg": {6, 9, 12, 15, 18, 134, 135, 136, 137, 138, 139, 140, 141,
+			292, 301, 309, 318, 327, 335, 342, 351, 360, 369, 378, 387, 396, 405, 414, 423, 432, 441, 450, 459, 468, 477,
+			486, 495, 504, 513, 522, 531, 540, 549, 558, 567, 576, 585, 594, 603, 612, 621, 630, 639, 648, 657, 666, 675,
+			684, 693, 702, 711},
+		"netutils-n9kv-9.3.3-running.cfg": {141, 147, 153, 159, 165, 171, 173, 175, 177, 179, 181, 183, 185, 187,
+			189, 191, 193, 195, 197, 199, 201, 203, 205, 207, 209, 211, 213, 215, 217, 219, 221, 223, 225, 227, 229, 231,
+			233, 235, 237, 239, 241, 243, 245, 247, 249, 251, 253, 255, 257, 259, 261, 263, 265, 267, 269, 271, 273, 275,
+			277, 279, 281, 283, 285, 287},
+		"genie-n9k-running-config-nv-overlay.cfg": {39, 42, 45},
+		"batfish-evpn-n9k-9.2.3-exitgw.cfg":       {63},
+		"batfish-evpn-n9k-9.2.3-leaf1.cfg":        {57},
+		"batfish-evpn-n9k-9.2.3-spine.cfg":        {18, 24},
 		// 34: a user network-qos class-map (a 7000's come from its
 		// templates, docs/nxos.md#refuses); 47, 49, 51: `match qos-group`
 		// in queuing class-maps (a 7000's queuing class-maps map CoS to

@@ -62,6 +62,10 @@ var routedDefaultMTU = map[string]string{
 	"batfish-nxos_nexus_6000_defaults.cfg":  "Ethernet1/1",
 	"batfish-nxos_ospf.cfg":                 "Ethernet1/1",
 	"batfish-nxos_vrf.cfg":                  "Ethernet1/1",
+	// Captures of Nexus 9000 switches whose Ethernet1/1 or 1/2 is a
+	// routed port with an address and no mtu line.
+	"napalm-n9k-7.0.3.I2.1-checkpoint.cfg": "Ethernet1/2",
+	"netutils-n9kv-9.3.3-running.cfg":      "Ethernet1/1",
 }
 
 // planAtRoutedMTU: when port (a managed port of in; "" for none) is a
@@ -268,6 +272,14 @@ func TestCorpusConfigsCheck5000(t *testing.T) {
 		// actions under the refused class-silver/class-bronze land in it,
 		// as they would on the switch.
 		"mierdin-n5k-network-qos-jumbo-classes.cfg": {2, 3, 4, 5, 6, 10, 12},
+		// A Nexus 9000 checkpoint (7.0(3)I2(1)) with the 9000's default
+		// QoS objects: 17, `match qos-group 0` (class-default's group) in
+		// a network-qos class-map, written at column 0 as the checkpoint
+		// prints it (the CLI stays in the class-map, so groups 1-3 above it
+		// are accepted); 18 and 133, default-nq-policy and
+		// default-out-policy, which are a 5000's own system-defined
+		// policies (their classes are not judged again).
+		"napalm-n9k-7.0.3.I2.1-checkpoint.cfg": {17, 18, 133},
 	}
 	for name, text := range cfgs {
 		c, err := Check(text, p, nil)

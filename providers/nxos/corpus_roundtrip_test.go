@@ -83,6 +83,10 @@ var nxosv73 = corpusRow{release: "7.3(1)D1(1)", modules: "ntc-module-n7k-nxosv-7
 // which a 5596 (one module, slot 1) does not have.
 var nxosv73On5000 = corpusRow{bootMatch: `^interface Ethernet[2-4]/`, why: "ports of slots 2-4, which the 5596 lacks"}
 
+// past5596: a 9000's ports Ethernet1/49 and up and those of slots 2-9,
+// which a 5596 (48 ports, on slot 1) does not have.
+const past5596 = `^interface Ethernet(1/(49|[5-9][0-9])|[2-9]/[0-9]+)\s*$`
+
 // slot1On7000: a 9000's ports Ethernet1/x are on the lab 7000's slot 1,
 // its supervisor, which has no Ethernet ports. A range header
 // (`interface Ethernet1/6-7`) is not judged: the switch loads it.
@@ -153,6 +157,16 @@ func corpusPlatforms() []corpusPlatform {
 				"napalm-nxosv-n7k-7.3-running-cut.cfg":                {},
 				"napalm-nxosv-n7k-7.3-running.cfg":                    nxosv73On5000,
 				"napalm-nxosv-n7k-7.3-startup.cfg":                    nxosv73On5000,
+				"napalm-nxosv-n7k-7.3-spine1-running.cfg":             nxosv73On5000,
+				"napalm-n9k-7.0.3.I2.1-checkpoint.cfg":                {boot: []int{17, 18, 133}, bootMatch: past5596, why: "a 9000's default QoS objects (match qos-group 0 in a network-qos class-map, default-nq-policy and default-out-policy, the 5000's system policies) and ports of slot 2, which the 5596 lacks"},
+				"netutils-n9kv-9.3.3-running.cfg":                     {bootMatch: past5596, why: "ports the 5596 lacks (Ethernet1/49-64)"},
+				"genie-n9kv-7.0.3.I7.1-running-config-bgp.cfg":        {},
+				"genie-n9k-9.2.2-running-config-bgp.cfg":              {},
+				"genie-n9k-9.3.8-running-config-bgp.cfg":              {},
+				"genie-n9k-running-config-nv-overlay.cfg":             {},
+				"batfish-evpn-n9k-9.2.3-exitgw.cfg":                   {},
+				"batfish-evpn-n9k-9.2.3-leaf1.cfg":                    {},
+				"batfish-evpn-n9k-9.2.3-spine.cfg":                    {},
 			},
 		},
 		{
@@ -176,10 +190,25 @@ func corpusPlatforms() []corpusPlatform {
 				"mierdin-n5k-network-qos-jumbo-classes.cfg": {boot: []int{1}, why: "a 5000 network-qos policy is no 7000 template copy"},
 				"mierdin-n5596-qos-classes.cfg":             {boot: []int{19}, why: "class-fcoe is the 5000's built-in type qos class"},
 
-				"napalm-nxosv-n7k-7.3-checkpoint.cfg":  nxosv73,
-				"napalm-nxosv-n7k-7.3-running.cfg":     nxosv73,
-				"napalm-nxosv-n7k-7.3-startup.cfg":     nxosv73,
-				"napalm-nxosv-n7k-7.3-running-cut.cfg": nxosv73,
+				"napalm-nxosv-n7k-7.3-checkpoint.cfg":     nxosv73,
+				"napalm-nxosv-n7k-7.3-running.cfg":        nxosv73,
+				"napalm-nxosv-n7k-7.3-startup.cfg":        nxosv73,
+				"napalm-nxosv-n7k-7.3-running-cut.cfg":    nxosv73,
+				"napalm-nxosv-n7k-7.3-spine1-running.cfg": nxosv73,
+
+				// Nexus 9000 captures: Ethernet1/x is on the lab 7000's
+				// supervisor; the checkpoint also has the 9000's default
+				// QoS objects (network-qos class-maps, default-nq-policy,
+				// default-out-policy's c-out-q* classes and their actions).
+				"napalm-n9k-7.0.3.I2.1-checkpoint.cfg":         {boot: []int{6, 9, 12, 15, 18, 134, 135, 136, 137, 138, 139, 140, 141}, bootMatch: slot1On7000.bootMatch, why: "a 9000's network-qos class-maps and policy, its queuing classes, and ports of slot 1, the lab 7000's supervisor"},
+				"netutils-n9kv-9.3.3-running.cfg":              slot1On7000,
+				"genie-n9k-running-config-nv-overlay.cfg":      slot1On7000,
+				"batfish-evpn-n9k-9.2.3-exitgw.cfg":            slot1On7000,
+				"batfish-evpn-n9k-9.2.3-leaf1.cfg":             slot1On7000,
+				"batfish-evpn-n9k-9.2.3-spine.cfg":             slot1On7000,
+				"genie-n9kv-7.0.3.I7.1-running-config-bgp.cfg": routed7000,
+				"genie-n9k-9.2.2-running-config-bgp.cfg":       routed7000,
+				"genie-n9k-9.3.8-running-config-bgp.cfg":       routed7000,
 
 				"batfish-nxos_aaa.cfg":                                routed7000,
 				"batfish-nxos_feature.cfg":                            routed7000,
