@@ -277,7 +277,7 @@ func TestCorpusConfigsCheck7000(t *testing.T) {
 	p := testPlatform(t, "nexus7000")
 	want := map[string][]int{
 		// Nexus 9000 captures. Their Ethernet1/x headers are refused:
-		// slot 1 of the lab's 7000 (testModules7000) is its supervisor,
+		// slot 1 of the tests' 7000 (testModules7000) is its supervisor,
 		// which has no Ethernet ports, and the blocks' lines are not
 		// judged again.
 		// The checkpoint also has the 9000's default QoS objects: 6-15,
@@ -334,7 +334,7 @@ func TestCorpusConfigsCheck7000(t *testing.T) {
 		// template copy.
 		"msdocs-n3132-rdma-flat.cfg": {4, 14, 16},
 		// The interface headers of Ethernet1/x (a 9000's first module):
-		// slot 1 of the lab's 7000 (testModules7000) is its supervisor,
+		// slot 1 of the tests' 7000 (testModules7000) is its supervisor,
 		// which has no Ethernet ports, so Check refuses the header naming
 		// the modules, and the block's lines are not judged again.
 		"batfish-nxos_interface_hsrp.cfg":                     {15},
