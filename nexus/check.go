@@ -3,6 +3,7 @@ package nexus
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -121,10 +122,12 @@ func replay(c *Config, src []srcLine, p Platform, modules []Module, skipped map[
 	// The port mode's default (Config.Routed) and the system jumbomtu
 	// (a Layer 2 port's MTU on a 7000) are global lines the replay does
 	// not type: carry them over.
+	var globals []*Object
 	for _, o := range c.Objects {
 		if o.Kind == KindRaw && (o.Header == DefaultSwitchportLine || isJumboLine(o.Header)) && replay.Find(o.Key()) == nil {
 			cp := *o
 			replay.insert(&cp)
+			globals = append(globals, &cp)
 		}
 	}
 	provisioned := provisionedSlots(c)
@@ -184,7 +187,14 @@ func replay(c *Config, src []srcLine, p Platform, modules []Module, skipped map[
 			continue
 		}
 		if block.Kind == KindInterface {
-			err := interfaceMTURefusal(p, replay, block.Name, l.text, replay.Routed(p, block.Name))
+			// The port as loaded so far, with the global lines its mtu
+			// depends on: a small Config, so a large file is not searched
+			// once per line.
+			port := replay
+			if e.mode == "config-if" && e.obj != nil {
+				port = &Config{Objects: append(slices.Clip(globals), e.obj)}
+			}
+			err := interfaceMTURefusal(p, port, block.Name, l.text)
 			if err == nil {
 				err = switchportModeRefusal(l.text)
 			}

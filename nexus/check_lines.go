@@ -17,16 +17,20 @@ import (
 // NX-OS range the Ansible nxos_mtu module documents for an interface).
 const minRoutedMTU = 576
 
-// interfaceMTURefusal judges an interface's `mtu N` line (fields f, the
-// line typed at column 0 of text) on platform p, for port ifname whose
-// mode at that line is routed, on a switch whose system jumbomtu line
-// is in cfg. nil when the switch takes it, or when the line is no `mtu`
+// interfaceMTURefusal judges an interface's `mtu N` line text on
+// platform p, for port ifname of cfg (the configuration as loaded up to
+// that line: the port's mode, Config.Routed, and the system jumbomtu
+// line). nil when the switch takes it, or when the line is no `mtu`
 // line.
-func interfaceMTURefusal(p Platform, cfg *Config, ifname, text string, routed bool) error {
-	f := strings.Fields(text)
-	if len(f) == 0 || f[0] != "mtu" {
-		return nil // `no mtu` and every other line
+func interfaceMTURefusal(p Platform, cfg *Config, ifname, text string) error {
+	if !strings.HasPrefix(text, "mtu") {
+		return nil // `no mtu` and every other line, without splitting it
 	}
+	f := strings.Fields(text)
+	if f[0] != "mtu" {
+		return nil
+	}
+	routed := cfg.Routed(p, ifname)
 	if len(f) != 2 {
 		return fmt.Errorf("mtu takes one number (%s)", mtuAllowed(p, cfg, routed))
 	}
@@ -104,6 +108,9 @@ func switchportModes() map[string]bool {
 // takes it), with nothing after it unless the mode takes more. nil for
 // `no switchport mode …` and every other line.
 func switchportModeRefusal(text string) error {
+	if len(text) < len("switchport mode") || (text[0] != 's' && text[0] != 'S') {
+		return nil // every other line, without splitting it
+	}
 	f := strings.Fields(strings.ToLower(text))
 	if len(f) < 2 || f[0] != "switchport" || f[1] != "mode" {
 		return nil

@@ -273,3 +273,22 @@ func FuzzCheckOneRound(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheckLarge loads a 5000 configuration of 2000 ports, each with
+// a few lines (description, switchport mode, mtu, PFC, a policy), as the
+// simulator loads a startup configuration.
+func BenchmarkCheckLarge(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("system jumbomtu 9216\nclass-map type qos match-all roce\n  match cos 4\npolicy-map type qos P\n  class roce\n    set qos-group 3\n")
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&sb, "interface Ethernet%d/%d\n  description port %d\n  switchport mode trunk\n  mtu 9216\n  priority-flow-control mode on\n  service-policy type qos input P\n", 1+i/48, 1+i%48, i)
+	}
+	text := sb.String()
+	p := testPlatform(b, "nexus5000")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Check(text, p, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
