@@ -169,7 +169,7 @@ func missingPortRefusal(name string, modules []Module, provisioned map[int]bool)
 		return fmt.Errorf("module %d (%s) has no Ethernet ports (show module: %s): name a port of a line card", slot, moduleName(m), moduleList(modules))
 	}
 	if port < 1 || port > m.Ports {
-		return fmt.Errorf("module %d (%s) has %d ports, Ethernet%d/1-%d: there is no port %d", slot, moduleName(m), m.Ports, slot, m.Ports, port)
+		return fmt.Errorf("module %d (%s) has %d ports, Ethernet%d/1-%d: there is no port %d; name one of them, or a port of another module (show module: %s)", slot, moduleName(m), m.Ports, slot, m.Ports, port, moduleList(modules))
 	}
 	return nil
 }
