@@ -23,6 +23,10 @@ type traffic struct {
 	// names none), so a foreign `match dscp`/`match precedence` line sees
 	// some of them. Only orderTraffic sets it.
 	anyDSCP bool
+	// taken: with anyDSCP, the DSCP values an earlier class of a port's
+	// policy already took (takers), so the packets that reach a later
+	// class carry any DSCP but these.
+	taken []int
 }
 
 // The RoCE v2 UDP destination port and the RoCE v1 Ethertype, the values
@@ -143,7 +147,7 @@ func (r *renderer) lineOverlap(f []string, t traffic) string {
 // (0-63) when t's DSCP is open, else those t names.
 func (t traffic) dscpIn(v []int) []int {
 	if t.anyDSCP {
-		v = slices.DeleteFunc(slices.Clone(v), func(d int) bool { return d < 0 || d > 63 })
+		v = slices.DeleteFunc(slices.Clone(v), func(d int) bool { return d < 0 || d > 63 || slices.Contains(t.taken, d) })
 		return intersect(v, v)
 	}
 	return intersect(v, t.dscp)
@@ -464,6 +468,8 @@ func (r ipRule) matches(t traffic) bool {
 		return false
 	case r.dscp != nil && len(t.dscp) > 0 && len(intersect(r.dscp, t.dscp)) == 0:
 		return false
+	case r.dscp != nil && t.anyDSCP && len(t.dscpIn(r.dscp)) == 0:
+		return false // an earlier class took every DSCP the rule names
 	}
 	return true
 }
@@ -1164,19 +1170,74 @@ func (r *renderer) judgePortPolicy(classes []*policies.Lossless, ifn string, a p
 // firstTaker is the first class of policy pm (type qos) whose class-map
 // matches t's packets, and why ("" when none does).
 func (r *renderer) firstTaker(pm *Object, t traffic) (*PolicyClass, string) {
-	for _, c := range pm.Classes {
-		if c.Name == "class-default" {
-			return c, "every packet no other class matches"
-		}
-		cm := r.cur.ClassMap(TypeQoS, c.Name)
-		if cm == nil {
-			continue
-		}
-		if why := r.overlapReason(cm, t); why != "" {
-			return c, why
-		}
+	for c, why := range r.takers(pm, t) {
+		return c, why
 	}
 	return nil, ""
+}
+
+// takers yields, in order, each class of policy pm (type qos) that takes
+// some of t's packets, and why, up to the first that takes all that are
+// left: class-default, or a class whose match does not hang on a DSCP t
+// leaves open. When t leaves the DSCP open (anyDSCP), RoCE packets of
+// one DSCP go to one class and those of another DSCP to a later one: a
+// class that takes some DSCPs only sets them aside (traffic.taken), and
+// the later classes are judged on the packets that still reach them.
+func (r *renderer) takers(pm *Object, t traffic) iter.Seq2[*PolicyClass, string] {
+	return func(yield func(*PolicyClass, string) bool) {
+		for _, c := range pm.Classes {
+			if c.Name == "class-default" {
+				yield(c, "every packet no other class matches")
+				return
+			}
+			cm := r.cur.ClassMap(TypeQoS, c.Name)
+			if cm == nil {
+				continue
+			}
+			why := r.overlapReason(cm, t)
+			if why == "" {
+				continue
+			}
+			if !yield(c, why) || !r.takesByDSCP(cm, t) {
+				return
+			}
+			t.taken = r.dscpTaken(cm, t)
+			if len(t.taken) == 64 {
+				return // every DSCP taken: nothing reaches a later class
+			}
+		}
+	}
+}
+
+// takesByDSCP reports whether class-map cm takes t's packets only for
+// some of the DSCPs t leaves open (a match dscp or match precedence, an
+// access-list rule that names a DSCP), not whatever their DSCP.
+func (r *renderer) takesByDSCP(cm *Object, t traffic) bool {
+	if !t.anyDSCP {
+		return false
+	}
+	closed := t
+	closed.anyDSCP = false
+	return r.overlapReason(cm, closed) == ""
+}
+
+// dscpTaken is t.taken with the DSCP values class-map cm takes t's
+// packets for added, in order.
+func (r *renderer) dscpTaken(cm *Object, t traffic) []int {
+	out := slices.Clone(t.taken)
+	probe := t
+	probe.anyDSCP = false
+	for d := 0; d < 64; d++ {
+		if slices.Contains(t.taken, d) {
+			continue
+		}
+		probe.dscp = []int{d}
+		if r.overlapReason(cm, probe) != "" {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // portPolicy5000 refuses a Nexus 5000 managed port with a type qos input
@@ -1227,40 +1288,85 @@ func actionsText(actions []string, none string) string {
 // them: remarking their CoS moves them out of the no-drop CoS, and any
 // other action (policing, another DSCP or qos-group) is something roce
 // cannot vouch for on lossless traffic. `set cos <priority>` (and `set
-// dscp` to a DSCP the class names) keep them where they are.
+// dscp` to a DSCP the class names) keep them where they are. A class that
+// names no DSCP (orderTraffic) carries any, so every class of a that takes
+// RoCE packets of some DSCP is judged (takers), not only the first.
 func (r *renderer) checkPortPolicy7000(classes []*policies.Lossless, ifn string, a portAttachment) error {
 	pm := r.lookupPolicy(TypeQoS, a.sp.Name)
 	if pm == nil {
 		return nil
 	}
 	for _, c := range classes {
-		t := trafficOf(c)
-		fc, why := r.firstTaker(pm, t)
-		if fc == nil || r.ours(fc.Name) {
-			continue
-		}
-		var bad []string
-		for _, act := range fc.Actions {
-			if !keepsLossless(act, c, t) {
-				bad = append(bad, strings.TrimSpace(act))
+		t := r.orderTraffic(c)
+		for fc, why := range r.takers(pm, t) {
+			if r.ours(fc.Name) {
+				continue
 			}
+			bad := movingActions(fc, c, t)
+			if len(bad) == 0 {
+				continue
+			}
+			matches := "class-map " + fc.Name + " matches " + why + ", which the class's packets carry"
+			fix := "take that value out of class-map " + fc.Name + " (or those actions out of class " + fc.Name + ")"
+			switch {
+			case fc.Name == "class-default":
+				matches = "no other class of it matches them, so class-default takes " + why + ", which the class's packets carry"
+				fix = "take those actions out of class class-default, add a class before it that matches the lossless traffic and keeps its CoS"
+			case r.takesByDSCP(r.cur.ClassMap(TypeQoS, fc.Name), t):
+				matches = "class-map " + fc.Name + " matches " + why + ", which the class's packets can carry: lossless " + strconv.Quote(c.Name) + " " + r.openDSCPText(c) +
+					", so its RoCE packets carry whatever DSCP the host or the application marks"
+				fix = "take those values out of class-map " + fc.Name + " (or those actions out of class " + fc.Name + ")"
+				if give, ok := r.portDSCPFix(c, pm); ok {
+					fix = give + ", or " + fix
+				} else {
+					fix += " (no dscp on lossless " + strconv.Quote(c.Name) + " would keep its packets clear of the classes of policy-map " + a.sp.Name + ")"
+				}
+			}
+			return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s, attached to %s (`%s` on %s): %s, and the class applies `%s` to them. "+
+				"The switch gives a packet to the first class that matches, so RoCE packets on %s would leave CoS %d, the no-drop CoS, or be policed or re-marked by a class roce does not own. "+
+				"Fix one side: %s, remove policy-map %s from %s, or give the lossless class a priority/DSCP/match no class of %s takes",
+				c.Name, fc.Name, a.sp.Name, a.how, a.line, a.at(), matches, strings.Join(bad, "`, `"),
+				ifn, c.Priority, fix, a.sp.Name, a.at(), a.sp.Name)
 		}
-		if len(bad) == 0 {
-			continue
-		}
-		matches := "class-map " + fc.Name + " matches " + why
-		fix := "take that value out of class-map " + fc.Name + " (or those actions out of class " + fc.Name + ")"
-		if fc.Name == "class-default" {
-			matches = "no other class of it matches them, so class-default takes " + why
-			fix = "take those actions out of class class-default, add a class before it that matches the lossless traffic and keeps its CoS"
-		}
-		return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s, attached to %s (`%s` on %s): %s, which the class's packets carry, and the class applies `%s` to them. "+
-			"The switch gives a packet to the first class that matches, so RoCE packets on %s would leave CoS %d, the no-drop CoS, or be policed or re-marked by a class roce does not own. "+
-			"Fix one side: %s, remove policy-map %s from %s, or give the lossless class a priority/DSCP/match no class of %s takes",
-			c.Name, fc.Name, a.sp.Name, a.how, a.line, a.at(), matches, strings.Join(bad, "`, `"),
-			ifn, c.Priority, fix, a.sp.Name, a.at(), a.sp.Name)
 	}
 	return nil
+}
+
+// movingActions is the actions of class fc that do not keep packets of c
+// (t) in c's no-drop CoS (keepsLossless).
+func movingActions(fc *PolicyClass, c *policies.Lossless, t traffic) []string {
+	var bad []string
+	for _, act := range fc.Actions {
+		if !keepsLossless(act, c, t) {
+			bad = append(bad, strings.TrimSpace(act))
+		}
+	}
+	return bad
+}
+
+// portDSCPFix is the fix for lossless class c, whose open DSCP lets a
+// class of port policy pm (type qos) act on its packets: a DSCP
+// (dscpCandidates) whose RoCE v2 packets the first class of pm that takes
+// them leaves in the no-drop CoS, for the hosts to mark RoCE with. A cos
+// or ethertype class cannot name a DSCP, so it is told to match RoCE v2
+// by UDP port and that DSCP instead. ok is false when no DSCP does.
+func (r *renderer) portDSCPFix(c *policies.Lossless, pm *Object) (fix string, ok bool) {
+	port := c.Match.UDPPort
+	if port == 0 {
+		port = roceV2UDPPort
+	}
+	for _, d := range dscpCandidates() {
+		t := traffic{cos: []int{c.Priority}, dscp: []int{d}, udpPort: port}
+		if fc, _ := r.firstTaker(pm, t); fc != nil && !r.ours(fc.Name) && len(movingActions(fc, c, t)) > 0 {
+			continue
+		}
+		give := fmt.Sprintf("give lossless %q a dscp (dscp = [%d]", c.Name, d)
+		if c.Match.Kind != policies.MatchUDPPort {
+			give = fmt.Sprintf("match lossless %q by RoCE v2 and a DSCP instead (udp_port = %d, dscp = [%d]", c.Name, port, d)
+		}
+		return fmt.Sprintf("%s, which policy-map %s leaves in CoS %d; the hosts must mark RoCE with it)", give, pm.Name, c.Priority), true
+	}
+	return "", false
 }
 
 // keepsLossless reports whether class action act leaves a packet of c in

@@ -165,7 +165,10 @@ func TestOverlapPortPolicy7000(t *testing.T) {
 			[]string{"class voice of policy-map port-qos", "sets CoS 4 (set cos 4)", "(match cos 4, match dscp 46)"}},
 		// match-all: only CoS 4 packets that are also EF, a part of RoCE's own CoS.
 		{"RoCE's CoS and EF marked with CoS 4", strings.Replace(pol("match cos 4\n  match dscp 46", "set cos 4", "input"), "match-any", "match-all", 1), nil},
-		{"other traffic, other CoS", pol("match dscp 46", "set cos 5", "input"), nil},
+		// RoCE at CoS 4 can carry any DSCP (the cos class names none).
+		{"RoCE marked EF re-marked out of the no-drop CoS", pol("match dscp 46", "set cos 5", "input"),
+			[]string{"overlaps class voice of policy-map port-qos", "matches DSCP 46 (match dscp 46), which the class's packets can carry", "applies `set cos 5`"}},
+		{"other traffic, other CoS", pol("match cos 5", "set cos 6", "input"), nil},
 		{"same policy on an unmanaged port", strings.ReplaceAll(pol("match dscp 46", "set cos 4", "input"), "Ethernet2/1", "Ethernet2/9"), nil},
 	}
 	for _, tt := range tests {

@@ -11,10 +11,12 @@ import (
 // member of a port-channel takes the port-channel's policy, not its own;
 // a VLAN's policy reaches the ports that carry the VLAN and have no
 // policy of their own for that direction. The policy here feeds EF (DSCP
-// 46) into the no-drop CoS 4, so it is refused wherever it applies.
+// 46) into the no-drop CoS 4, so it is refused wherever it applies; the
+// harmless one re-marks CoS 2 only (one matching a DSCP would re-mark
+// RoCE packets carrying it, overlap_dscp_unset_test.go).
 func TestOverlapPolicyReach7000(t *testing.T) {
 	const feeder = "class-map type qos match-any voice\n  match dscp 46\npolicy-map type qos feed\n  class voice\n    set cos 4\n" +
-		"class-map type qos match-any other\n  match dscp 10\npolicy-map type qos harmless\n  class other\n    set cos 1\n"
+		"class-map type qos match-any other\n  match cos 2\npolicy-map type qos harmless\n  class other\n    set cos 1\n"
 	port := func(lines ...string) string {
 		return "interface Ethernet2/1\n  " + strings.Join(lines, "\n  ") + "\n"
 	}
