@@ -595,6 +595,11 @@ func (e *Editor) interfaceMode(t []tok) error {
 		if len(t) < 2 && w != "switchport" {
 			return incompleteAt(endPos(t))
 		}
+		if !neg {
+			if ce := e.portLineRefusal(w, t); ce != nil {
+				return ce
+			}
+		}
 		line := w + " " + joined(t[1:])
 		if neg {
 			if k := lineKey(line); k != line {
@@ -605,6 +610,46 @@ func (e *Editor) interfaceMode(t []tok) error {
 			return nil
 		}
 		o.Lines = setLine(o.Lines, lineKey(line), line)
+	}
+	return nil
+}
+
+// portLineRefusal answers the port lines nexus.Check judges beyond the
+// QoS grammar (check_lines.go), as the CLI does when they are typed: a
+// `switchport mode` the switch does not have, or words after a mode that
+// takes none, and an `mtu` value outside what the port takes, at the
+// caret of the bad word. t starts at w.
+func (e *Editor) portLineRefusal(w string, t []tok) *CLIError {
+	switch w {
+	case "switchport":
+		if m, ok := kw(t[1], "mode"); !ok || m != "mode" {
+			return nil // access vlan, trunk allowed vlan, …: kept as typed
+		}
+		if len(t) < 3 {
+			return incompleteAt(endPos(t))
+		}
+		if switchportModeRefusal("switchport mode "+joined(t[2:])) == nil {
+			return nil
+		}
+		if switchportModeRefusal("switchport mode "+t[2].s) == nil {
+			return invalidAt(t[3].pos) // a good mode, then words it does not take
+		}
+		return invalidAt(t[2].pos)
+	case "mtu":
+		if len(t) > 2 {
+			return invalidAt(t[2].pos)
+		}
+		// The range `mtu ?` lists; which value in it a 7000 Layer 2 port
+		// takes (1500 or the system jumbomtu) is the simulator's to
+		// answer (PortMTURefusal), as the jumbomtu may be read apart
+		// from the configuration being edited.
+		lo := minRoutedMTU
+		if e.p.Is7000() && !e.cfg.Routed(e.p, e.obj.Name) {
+			lo = DefaultPortMTU
+		}
+		if n, err := strconv.Atoi(t[1].s); err != nil || n < lo || n > DefaultJumboMTU {
+			return invalidAt(t[1].pos)
+		}
 	}
 	return nil
 }
