@@ -32,6 +32,10 @@ func classes() map[string][]*policies.Lossless {
 		// cos5: the realistic 5000 already classifies CoS 4 (VMOTION); a
 		// lossless class on CoS 4 there is refused as an overlap.
 		"cos5": {{Name: "rdma", Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{5}}, Priority: 5, MTU: 9216, BandwidthPercent: 40}},
+		// udp_dscp26: RoCE v2 the hosts mark with DSCP 26, the fix a cos
+		// class on the realistic 7000 is refused with (MARK-IN re-marks
+		// other DSCPs on a managed port, overlap_realistic7000_test.go).
+		"udp_dscp26": {{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791, DSCP: []int{26}}, Priority: 4, MTU: 9216, BandwidthPercent: 40}},
 		// scale: the scale benchmark's class (internal/scale's policy).
 		"scale": {{Name: "rocev2", Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791, DSCP: []int{26}}, Priority: 4, MTU: 9214, BandwidthPercent: 50}},
 	}
