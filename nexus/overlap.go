@@ -1198,13 +1198,14 @@ func (r *renderer) takers(pm *Object, t traffic) iter.Seq2[*PolicyClass, string]
 			if why == "" {
 				continue
 			}
-			if !yield(c, why) || !r.takesByDSCP(cm, t) {
+			if !yield(c, why) || !t.anyDSCP {
 				return
 			}
-			t.taken = r.dscpTaken(cm, t)
-			if len(t.taken) == 64 {
-				return // every DSCP taken: nothing reaches a later class
+			took, all := r.dscpSplit(cm, t)
+			if all {
+				return // nothing reaches a later class
 			}
+			t.taken = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(t.taken), took...))))
 		}
 	}
 }
@@ -1216,27 +1217,73 @@ func (r *renderer) takesByDSCP(cm *Object, t traffic) bool {
 	if !t.anyDSCP {
 		return false
 	}
-	closed := t
-	closed.anyDSCP = false
-	return r.overlapReason(cm, closed) == ""
+	_, all := r.dscpSplit(cm, t)
+	return !all
 }
 
-// dscpTaken is t.taken with the DSCP values class-map cm takes t's
-// packets for added, in order.
-func (r *renderer) dscpTaken(cm *Object, t traffic) []int {
-	out := slices.Clone(t.taken)
+// dscpSplit is, for t whose DSCP is open, the DSCP values (of those no
+// earlier class took) for which class-map cm takes t's packets, and
+// whether that is every one of them. Only the values cm names
+// (dscpNamed) can set one DSCP apart from another, so each of those is
+// tried, and one value it does not name stands for all the others.
+func (r *renderer) dscpSplit(cm *Object, t traffic) (took []int, all bool) {
+	named := r.dscpNamed(cm)
 	probe := t
 	probe.anyDSCP = false
-	for d := 0; d < 64; d++ {
-		if slices.Contains(t.taken, d) {
-			continue
-		}
+	takes := func(d int) bool {
 		probe.dscp = []int{d}
-		if r.overlapReason(cm, probe) != "" {
-			out = append(out, d)
+		return r.overlapReason(cm, probe) != ""
+	}
+	open := 0
+	var others []int // the open values cm does not name
+	for d := 0; d < 64; d++ {
+		switch {
+		case slices.Contains(t.taken, d):
+		case slices.Contains(named, d):
+			open++
+			if takes(d) {
+				took = append(took, d)
+			}
+		default:
+			open++
+			others = append(others, d)
 		}
 	}
-	slices.Sort(out)
+	if len(others) > 0 && takes(others[0]) {
+		took = append(took, others...)
+		slices.Sort(took)
+	}
+	return took, len(took) == open
+}
+
+// dscpNamed is every DSCP value class-map cm's match lines name: `match
+// dscp`, `match precedence`, and the dscp or precedence of the rules of
+// the IP and IPv6 access-lists it matches (lineOverlap's DSCP sources;
+// values out of 0-63 are named but never carried).
+func (r *renderer) dscpNamed(cm *Object) []int {
+	var out []int
+	for _, l := range cm.Lines {
+		var buf [5]string
+		f := fieldsUpTo(l, buf[:])
+		switch {
+		case len(f) == 3 && f[0] == "match" && f[1] == "dscp":
+			out = append(out, expandList(f[2], dscpName)...)
+		case len(f) == 3 && f[0] == "match" && f[1] == "precedence":
+			out = append(out, precedenceDSCP(f[2])...)
+		case len(f) == 4 && f[0] == "match" && f[1] == "access-group" && f[2] == "name":
+			for _, key := range []string{aclKey("ip", f[3]), "raw ipv6 access-list " + f[3]} {
+				acl := r.cur.Find(key)
+				if acl == nil {
+					continue
+				}
+				for _, rl := range acl.Lines {
+					if rule, ok := readIPRule(rl); ok {
+						out = append(out, rule.dscp...)
+					}
+				}
+			}
+		}
+	}
 	return out
 }
 

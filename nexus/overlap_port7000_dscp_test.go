@@ -1,6 +1,7 @@
 package nexus
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,6 +88,13 @@ func TestOverlapPort7000OpenDSCP(t *testing.T) {
 			[]string{"overlaps class cx of policy-map port-qos", "matches DSCP 28 (match dscp 26,28), which the class's packets can carry",
 				// 26 goes to class c, which leaves it alone.
 				"dscp = [26], which policy-map port-qos leaves in CoS 4"}},
+		{"cos class, a precedence taken before", pol([2]string{"match precedence 3", ""}, [2]string{"match dscp 24-27,46", "set cos 2"}), cos4,
+			[]string{"overlaps class cx of policy-map port-qos", "matches DSCP 46 (match dscp 24-27,46), which the class's packets can carry"}},
+		{"cos class, an access-list's DSCP taken before", withACL("permit udp any any eq 4791 dscp 26", pol([2]string{"match access-group name roce-acl", ""}, [2]string{"match dscp 26,28", "set cos 2"})), cos4,
+			[]string{"overlaps class cx of policy-map port-qos", "matches DSCP 28 (match dscp 26,28), which the class's packets can carry"}},
+		// The access-list denies EF first: RoCE marked EF goes on to cx.
+		{"cos class, an access-list's DSCP passed on", withACL("deny udp any any eq 4791 dscp 46\n  20 permit udp any any eq 4791", pol([2]string{"match access-group name roce-acl", ""}, [2]string{"match dscp 26,46", "set cos 2"})), cos4,
+			[]string{"overlaps class cx of policy-map port-qos", "matches DSCP 46 (match dscp 26,46), which the class's packets can carry"}},
 		{"cos class, every DSCP taken before class-default", withDefault("set cos 0", pol([2]string{"match dscp 0-63", ""})), cos4, nil},
 		{"cos class, class-default takes the DSCPs left", withDefault("set cos 0", pol([2]string{"match dscp 0-62", ""})), cos4,
 			[]string{"overlaps class class-default of policy-map port-qos", "class-default takes every packet no other class matches", "`set cos 0`"}},
@@ -132,5 +140,39 @@ func TestOverlapPort7000OpenDSCPReach(t *testing.T) {
 				`lossless "rdma" overlaps class CRITICAL-DATA of policy-map MARK-IN, `+tt.how,
 				"matches DSCP 18,20,22 (match dscp 18,20,22), which the class's packets can carry", "`set cos 2`", "dscp = [26]")
 		})
+	}
+}
+
+// BenchmarkPortPolicy7000OpenDSCP renders a cos class onto the 48 ports
+// of the test 7000's F-series card, each with a port policy of eight DSCP
+// classes with no action (they leave RoCE in its CoS; one that set the
+// no-drop CoS would be refused, checkSetCoS). DSCP 7, 15, … match none of
+// them, so every class is judged on each port and sets its DSCPs aside
+// (a probe per DSCP it names).
+func BenchmarkPortPolicy7000OpenDSCP(b *testing.B) {
+	var cfg strings.Builder
+	cfg.WriteString(l2Default7000 + "policy-map type qos port-qos\n")
+	for i := range 8 {
+		cfg.WriteString("  class d" + strconv.Itoa(i) + "\n")
+	}
+	for i := range 8 {
+		cfg.WriteString("class-map type qos match-any d" + strconv.Itoa(i) + "\n  match dscp " + strconv.Itoa(8*i) + "-" + strconv.Itoa(8*i+6) + "\n")
+	}
+	var ports []string
+	for p := 1; p <= 48; p++ {
+		ifn := "Ethernet2/" + strconv.Itoa(p)
+		ports = append(ports, ifn)
+		cfg.WriteString("interface " + ifn + "\n  service-policy type qos input port-qos\n")
+	}
+	cur, err := Parse(cfg.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := Intent{Platform: testPlatform(b, "nexus7000"), Classes: modeClasses()["cos"], Interfaces: ports, Modules: testModules7000}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Render(in, cur); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
