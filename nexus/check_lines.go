@@ -155,8 +155,24 @@ func missingPortRefusal(name string, modules []Module, provisioned map[int]bool)
 	if len(parts) < 2 || len(parts) > 3 {
 		return nil
 	}
+	// A range header (`interface Ethernet1/6-7`) is judged by its last
+	// port (the first exists if the last does); a range of breakout ports
+	// or one that does not read as a range is not judged.
+	first, last, isRange := strings.Cut(parts[1], "-")
+	if isRange && len(parts) != 2 {
+		return nil
+	}
 	slot, err1 := strconv.Atoi(parts[0])
-	port, err2 := strconv.Atoi(parts[1])
+	port, err2 := strconv.Atoi(first)
+	if isRange && err2 == nil {
+		hi, err := strconv.Atoi(last)
+		if err != nil || hi < port {
+			return nil
+		}
+		if port >= 1 {
+			port = hi
+		}
+	}
 	if err1 != nil || err2 != nil || slot >= 100 || provisioned[slot] {
 		return nil // a FEX port, a pre-provisioned slot, or not a number
 	}
@@ -172,6 +188,25 @@ func missingPortRefusal(name string, modules []Module, provisioned map[int]bool)
 		return fmt.Errorf("module %d (%s) has %d ports, Ethernet%d/1-%d: there is no port %d; name one of them, or a port of another module (show module: %s)", slot, moduleName(m), m.Ports, slot, m.Ports, port, moduleList(modules))
 	}
 	return nil
+}
+
+// portRange reads a range header, `interface Ethernet1/6-7` in any
+// abbreviation, as "Ethernet1/6-7" for missingPortRefusal; false for every
+// other line (lists with commas and ranges of other interfaces included).
+func portRange(line string) (string, bool) {
+	f := strings.Fields(line)
+	if len(f) != 2 || !strings.EqualFold(f[0], "interface") || strings.Contains(f[1], ",") {
+		return "", false
+	}
+	first, last, ok := strings.Cut(f[1], "-")
+	if !ok {
+		return "", false
+	}
+	name, ok := CanonicalInterface(first)
+	if !ok || !strings.HasPrefix(name, "Ethernet") {
+		return "", false
+	}
+	return name + "-" + last, true
 }
 
 // provisionedSlots are the slots configuration c pre-provisions: its

@@ -98,6 +98,11 @@ func TestCheckLineRules(t *testing.T) {
 		{"a subinterface of a port the module lacks", "nexus7000", testModules7000, "interface Ethernet2/49.100\n", []int{1}, "has 48 ports"},
 		{"port-channel, vlan, loopback, mgmt0", "nexus5000", modules5596, "interface port-channel4096\ninterface Vlan10\ninterface loopback0\ninterface mgmt0\n", nil, ""},
 		{"modules unknown", "nexus5000", nil, "interface Ethernet9/60\n", nil, ""},
+		{"a range of ports the module has", "nexus5000", modules5596, "interface Ethernet1/1-48\n  description x\n", nil, ""},
+		{"a range past the module's count", "nexus5000", modules5596, "interface Ethernet1/47-49\n", []int{1}, "there is no port 49"},
+		{"a range on a supervisor's slot, short port name", "nexus7000", testModules7000, "interface eth1/6-7\n", []int{1}, "module 1 (N7K-SUP2E) has no Ethernet ports"},
+		{"a range of breakout ports", "nexus5000", modules5596, "interface Ethernet1/1/1-4\n", nil, ""},
+		{"a list of ports", "nexus5000", modules5596, "interface Ethernet1/1, Ethernet1/60\n", nil, ""},
 		{"modules without ports", "nexus7000", []Module{{Slot: 5, Model: "N7K-SUP1"}}, "interface Ethernet3/1\n", nil, ""},
 
 		// top-level commands roce does not model are kept, not judged

@@ -343,7 +343,7 @@ func TestCorpusConfigsCheck7000(t *testing.T) {
 		"batfish-nxos_interface_switchport.cfg":               {21, 55, 66, 75, 102, 113, 123, 134, 146, 158, 171, 183, 195, 207, 213, 219, 231, 240},
 		"batfish-nxos_nexus_6000_defaults.cfg":                {8},
 		"batfish-nxos_ospf.cfg":                               {246, 266, 272, 279, 287},
-		"batfish-nxos_port_channel.cfg":                       {23, 34, 38, 42, 59, 64, 85, 89, 93},
+		"batfish-nxos_port_channel.cfg":                       {23, 34, 38, 42, 50, 59, 64, 68, 77, 85, 89, 93}, // 50, 68, 77: range headers (Ethernet1/6-7)
 		"batfish-nxos_system_default_switchport_shutdown.cfg": {12, 14, 17, 20, 24, 27, 31, 35},
 		"batfish-nxos_vlan.cfg":                               {73},
 		"batfish-nxos_vrf.cfg":                                {9, 19, 29, 40, 51, 63, 75, 86},

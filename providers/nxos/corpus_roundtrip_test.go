@@ -87,10 +87,10 @@ var nxosv73On5000 = corpusRow{bootMatch: `^interface Ethernet[2-4]/`, why: "port
 // which a 5596 (48 ports, on slot 1) does not have.
 const past5596 = `^interface Ethernet(1/(49|[5-9][0-9])|[2-9]/[0-9]+)\s*$`
 
-// slot1On7000: a 9000's ports Ethernet1/x are on the lab 7000's slot 1,
-// its supervisor, which has no Ethernet ports. A range header
-// (`interface Ethernet1/6-7`) is not judged: the switch loads it.
-var slot1On7000 = corpusRow{bootMatch: `^interface Ethernet1/[0-9.]+\s*$`, why: "ports of slot 1, the lab 7000's supervisor"}
+// slot1On7000: a 9000's ports Ethernet1/x are on the rig 7000's slot 1,
+// its supervisor, which has no Ethernet ports; a range header
+// (`interface Ethernet1/6-7`) is refused the same way.
+var slot1On7000 = corpusRow{bootMatch: `^interface Ethernet1/[0-9.]+(-[0-9]+)?\s*$`, why: "ports (and port ranges) of slot 1, the rig 7000's supervisor"}
 
 // routed7000: a configuration from another platform has no line for the
 // 7000's Ethernet2/1, a Layer 3 port by default (docs/nxos.md#port-mtu).
