@@ -163,15 +163,18 @@ func counterChecks(in counterInput) []Check {
 		var dropMsgs, portWideMsgs, stormMsgs, seqMsgs, cnpMsgs []string
 		var maxRate float64
 		maxPort := ""
+		changed := discardsKindChange(in.Before, in.After)
 		for _, p := range ports {
 			b := before[strings.ToLower(p.Name)]
 			var bp telemetry.Port
 			if b != nil {
 				bp = *b
 			}
-			if d := delta(bp.LosslessDiscards, p.LosslessDiscards); d > 0 && in.After.DiscardsPortWide != "" {
+			if d := delta(bp.LosslessDiscards, p.LosslessDiscards); changed != "" || d == 0 {
+				// two kinds of count, or none moved: no rise to name
+			} else if in.After.DiscardsPortWide != "" {
 				portWideMsgs = append(portWideMsgs, fmt.Sprintf("%s +%d", p.Name, d))
-			} else if d > 0 {
+			} else {
 				dropMsgs = append(dropMsgs, fmt.Sprintf("%s %d lossless discards", p.Name, d))
 			}
 			for _, name := range []string{telemetry.CounterRxErrors, telemetry.CounterRxDiscardsPrio(class.Priority)} {
@@ -207,7 +210,7 @@ func counterChecks(in counterInput) []Check {
 				}
 			}
 		}
-		drops.Status, drops.Message = lossDropsVerdict(in.After, len(ports), dropMsgs, portWideMsgs)
+		drops.Status, drops.Message = lossDropsVerdict(in.After, changed, len(ports), dropMsgs, portWideMsgs)
 		out = append(out, drops)
 
 		if len(stormMsgs) > 0 {
@@ -237,12 +240,36 @@ func counterChecks(in counterInput) []Check {
 	return out
 }
 
+// discardsKindChange says how the round's two snapshots counted the
+// ports' LosslessDiscards differently (the lossless class's own, port-wide,
+// or not read), so that no difference of the two means anything; "" when
+// they agree, or when the end's were not read (lossDropsVerdict says so).
+func discardsKindChange(before, after *telemetry.Device) string {
+	if before == nil || after.DiscardsUnread != "" {
+		return ""
+	}
+	kind := func(d *telemetry.Device, at string) string {
+		if d.DiscardsPortWide != "" {
+			return "port-wide at " + at + " (" + d.DiscardsPortWide + ")"
+		}
+		return "the lossless class's own at " + at
+	}
+	switch {
+	case before.DiscardsUnread != "":
+		return "the discard counters were not read at the round's start: " + before.DiscardsUnread
+	case (before.DiscardsPortWide != "") != (after.DiscardsPortWide != ""):
+		return "the discard counters were " + kind(before, "the round's start") + " but " + kind(after, "its end")
+	}
+	return ""
+}
+
 // lossDropsVerdict is the lossless-drops check's status and message for
 // one device: drops counts that name the lossless class, portWide the
 // rises of port-wide discard counters (every class) that stand in for it
-// when the device's per-class counters could not be read, nPorts the
-// ports checked.
-func lossDropsVerdict(after *telemetry.Device, nPorts int, drops, portWide []string) (Status, string) {
+// when the device's per-class counters could not be read, changed why
+// the two snapshots' discard counts cannot be compared
+// (discardsKindChange), nPorts the ports checked.
+func lossDropsVerdict(after *telemetry.Device, changed string, nPorts int, drops, portWide []string) (Status, string) {
 	var st Status
 	var msg string
 	switch {
@@ -251,8 +278,13 @@ func lossDropsVerdict(after *telemetry.Device, nPorts int, drops, portWide []str
 		if after.DiscardsUnread != "" {
 			msg += "; the lossless discard counters were not read: " + after.DiscardsUnread
 		}
+		if changed != "" {
+			msg += "; the discard counts themselves are unknown for the round: " + changed
+		}
 	case after.DiscardsUnread != "":
 		st, msg = StatusError, "the lossless discard counters were not read, so drops are unknown: "+after.DiscardsUnread
+	case changed != "":
+		return StatusError, "drops are unknown for the round: " + changed + ", so the two cannot be compared; run roce-verify again to compare two reads of one kind (docs/verify.md#lossless-drops)"
 	case len(portWide) > 0:
 		port, _, _ := strings.Cut(portWide[0], " ") // "Ethernet3/1 +5"
 		return StatusWarn, "port-wide discards (input + output, every class on the port) rose: " + strings.Join(portWide, ", ") +

@@ -190,3 +190,72 @@ func TestRunPortWideDiscardsPass(t *testing.T) {
 		t.Errorf("summary %+v, want exit 0 and no warning", rep.Summary)
 	}
 }
+
+// The two snapshots of a round must count discards the same way: a
+// port-wide count (every class) against a lossless-class one, or one that
+// was not read (zero, unknown) against one that was, is no rise and no
+// proof of none. The check says drops are unknown for the round and why,
+// rather than failing on the whole cumulative count or warning on the
+// gap between the two kinds; a lossless-class counter that moved still
+// fails.
+func TestLosslessDropsSnapshotsDisagree(t *testing.T) {
+	prio3 := &policies.Lossless{Name: "roce", Priority: 3, Match: policies.Match{Kind: policies.MatchDSCP, DSCP: []int{26}}}
+	dev := func(portWide, unread string, discards uint64, prioDrops uint64) *telemetry.Device {
+		p := telemetry.Port{Name: "Ethernet3/1", PFCOperational: true, PFCPriorities: 1 << 3, LosslessDiscards: discards,
+			Counters: map[string]uint64{telemetry.CounterRxDiscardsPrio(3): prioDrops}}
+		return &telemetry.Device{Ports: []telemetry.Port{p}, DiscardsPortWide: portWide, DiscardsUnread: unread}
+	}
+	tests := []struct {
+		name          string
+		before, after *telemetry.Device
+		status        Status
+		want          []string
+		not           []string
+	}{
+		{"port-wide before, per-class after: unknown, not the per-class total as drops",
+			dev(portWhy, "", 900, 0), dev("", "", 40, 0), StatusError,
+			[]string{"drops are unknown", "port-wide at the round's start", "lossless class's own at its end", portWhy}, []string{"lossless discards", "rose"}},
+		{"per-class before, port-wide after: unknown, no warning on the gap",
+			dev("", "", 40, 0), dev(portWhy, "", 900, 0), StatusError,
+			[]string{"drops are unknown", "lossless class's own at the round's start", "port-wide at its end"}, []string{"rose", "lossless discards"}},
+		{"not read before, port-wide after: unknown, naming why the first read failed",
+			dev("", "queues unread; nor the port-wide ones", 0, 0), dev(portWhy, "", 900, 0), StatusError,
+			[]string{"drops are unknown", "not read at the round's start: queues unread; nor the port-wide ones"}, []string{"rose"}},
+		{"not read before, per-class after: unknown, not a failure on the total",
+			dev("", "queues unread", 0, 0), dev("", "", 40, 0), StatusError,
+			[]string{"drops are unknown", "not read at the round's start: queues unread"}, []string{"lossless discards"}},
+		{"a lossless-class counter that moved still fails",
+			dev(portWhy, "", 900, 0), dev("", "", 40, 2), StatusFail,
+			[]string{"drops on the lossless class: Ethernet3/1 roce.rx_discards.prio3 +2", "unknown for the round", "port-wide at the round's start"}, []string{"lossless discards"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := counterChecks(counterInput{
+				Scope: deviceScope{Addr: "switch.s", Classes: []*policies.Lossless{prio3}},
+				Round: 1, Before: tc.before, After: tc.after, Seconds: 10, StormPPS: DefaultPauseStormPPS,
+			})
+			var got *Check
+			for i := range cs {
+				if cs[i].Name == CheckLosslessDrops {
+					got = &cs[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no %s check in %+v", CheckLosslessDrops, cs)
+			}
+			if got.Status != tc.status {
+				t.Errorf("status %s, want %s: %s", got.Status, tc.status, got.Message)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got.Message, w) {
+					t.Errorf("message lacks %q:\n%s", w, got.Message)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(got.Message, n) {
+					t.Errorf("message has %q:\n%s", n, got.Message)
+				}
+			}
+		})
+	}
+}
