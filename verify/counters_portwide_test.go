@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,13 +42,7 @@ func TestLosslessDropsPortWide(t *testing.T) {
 		}
 		return &telemetry.Device{Ports: []telemetry.Port{p}, DiscardsPortWide: portWide, DiscardsUnread: unread}
 	}
-	tests := []struct {
-		name          string
-		before, after *telemetry.Device
-		status        Status
-		want          []string
-		not           []string
-	}{
+	tests := []lossDropsCase{
 		{"port-wide, none moved: pass, saying the counters are port-wide and why",
 			dev(portWhy, "", nil), dev(portWhy, "", nil), StatusPass,
 			[]string{"no discards on 1 port(s) during the round", "port-wide (input + output, every class)", portWhy, "the lossless class dropped nothing"}, nil},
@@ -75,33 +70,47 @@ func TestLosslessDropsPortWide(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := counterChecks(counterInput{
-				Scope: deviceScope{Addr: "switch.s", Classes: []*policies.Lossless{prio3}},
-				Round: 1, Before: tc.before, After: tc.after, Seconds: 10, StormPPS: DefaultPauseStormPPS,
-			})
-			var got *Check
-			for i := range cs {
-				if cs[i].Name == CheckLosslessDrops {
-					got = &cs[i]
-				}
-			}
-			if got == nil {
-				t.Fatalf("no %s check in %+v", CheckLosslessDrops, cs)
-			}
-			if got.Status != tc.status {
-				t.Errorf("status %s, want %s: %s", got.Status, tc.status, got.Message)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(got.Message, w) {
-					t.Errorf("message lacks %q:\n%s", w, got.Message)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(got.Message, n) {
-					t.Errorf("message has %q:\n%s", n, got.Message)
-				}
-			}
+			checkLosslessDrops(t, prio3, tc)
 		})
+	}
+}
+
+// lossDropsCase is one round's two snapshots and the lossless-drops
+// check they should give: its status, strings its message holds (want)
+// and does not (not).
+type lossDropsCase struct {
+	name          string
+	before, after *telemetry.Device
+	status        Status
+	want          []string
+	not           []string
+}
+
+// checkLosslessDrops runs tc's round through the counter checks of class
+// c and judges its lossless-drops check.
+func checkLosslessDrops(t *testing.T, c *policies.Lossless, tc lossDropsCase) {
+	t.Helper()
+	cs := counterChecks(counterInput{
+		Scope: deviceScope{Addr: "switch.s", Classes: []*policies.Lossless{c}},
+		Round: 1, Before: tc.before, After: tc.after, Seconds: 10, StormPPS: DefaultPauseStormPPS,
+	})
+	i := slices.IndexFunc(cs, func(c Check) bool { return c.Name == CheckLosslessDrops })
+	if i < 0 {
+		t.Fatalf("no %s check in %+v", CheckLosslessDrops, cs)
+	}
+	got := cs[i]
+	if got.Status != tc.status {
+		t.Errorf("status %s, want %s: %s", got.Status, tc.status, got.Message)
+	}
+	for _, w := range tc.want {
+		if !strings.Contains(got.Message, w) {
+			t.Errorf("message lacks %q:\n%s", w, got.Message)
+		}
+	}
+	for _, n := range tc.not {
+		if strings.Contains(got.Message, n) {
+			t.Errorf("message has %q:\n%s", n, got.Message)
+		}
 	}
 }
 
@@ -205,13 +214,7 @@ func TestLosslessDropsSnapshotsDisagree(t *testing.T) {
 			Counters: map[string]uint64{telemetry.CounterRxDiscardsPrio(3): prioDrops}}
 		return &telemetry.Device{Ports: []telemetry.Port{p}, DiscardsPortWide: portWide, DiscardsUnread: unread}
 	}
-	tests := []struct {
-		name          string
-		before, after *telemetry.Device
-		status        Status
-		want          []string
-		not           []string
-	}{
+	tests := []lossDropsCase{
 		{"port-wide before, per-class after: unknown, not the per-class total as drops",
 			dev(portWhy, "", 900, 0), dev("", "", 40, 0), StatusError,
 			[]string{"drops are unknown", "port-wide at the round's start", "lossless class's own at its end", portWhy}, []string{"lossless discards", "rose"}},
@@ -230,32 +233,7 @@ func TestLosslessDropsSnapshotsDisagree(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := counterChecks(counterInput{
-				Scope: deviceScope{Addr: "switch.s", Classes: []*policies.Lossless{prio3}},
-				Round: 1, Before: tc.before, After: tc.after, Seconds: 10, StormPPS: DefaultPauseStormPPS,
-			})
-			var got *Check
-			for i := range cs {
-				if cs[i].Name == CheckLosslessDrops {
-					got = &cs[i]
-				}
-			}
-			if got == nil {
-				t.Fatalf("no %s check in %+v", CheckLosslessDrops, cs)
-			}
-			if got.Status != tc.status {
-				t.Errorf("status %s, want %s: %s", got.Status, tc.status, got.Message)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(got.Message, w) {
-					t.Errorf("message lacks %q:\n%s", w, got.Message)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(got.Message, n) {
-					t.Errorf("message has %q:\n%s", n, got.Message)
-				}
-			}
+			checkLosslessDrops(t, prio3, tc)
 		})
 	}
 }
