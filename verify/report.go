@@ -28,7 +28,7 @@ const (
 
 // Exit codes of roce-verify (documented in docs/verify.md and -help).
 const (
-	ExitPass   = 0 // every probe and check passed (skips allowed)
+	ExitPass   = 0 // every probe and check passed (skips and warnings allowed)
 	ExitError  = 1 // could not run or could not measure
 	ExitFailed = 3 // verification failed: at least one probe or check failed
 )

@@ -41,7 +41,8 @@ After an upgrade, run roce-plan (drift) and then:
   roce-verify -baseline baseline.json      (recorded earlier with -record-baseline)
 
 Exit codes (docs/verify.md#exit-codes):
-  0  every probe and check passed
+  0  every probe and check passed (skips and warnings allowed: a warn check,
+     such as lossless-drops from port-wide counters that rose, is no failure)
   1  error: the policy or a flag is wrong, or something could not be measured
      (no RDMA device on a host, agent unreachable, probe timed out)
   3  verification failed: a probe or check failed (bandwidth, PFC, drops,
