@@ -25,6 +25,11 @@ type Device struct {
 	// count that did not move proves the lossless class dropped nothing
 	// there; one that moved may be another class's drops.
 	DiscardsPortWide string `json:"discards_port_wide,omitempty"`
+	// DiscardsPerClassCommand, with DiscardsPortWide, is a command that
+	// prints one port's per-class drops on this device, PORT standing for
+	// the port ("show policy-map interface PORT type queuing"), for the
+	// next step a report names; empty when the provider knows none.
+	DiscardsPerClassCommand string `json:"discards_per_class_command,omitempty"`
 }
 
 // Port is one interface's lossless-relevant state and counters. Counters are

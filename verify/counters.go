@@ -286,11 +286,14 @@ func lossDropsVerdict(after *telemetry.Device, changed string, nPorts int, drops
 	case changed != "":
 		return StatusError, "drops are unknown for the round: " + changed + ", so the two cannot be compared; run roce-verify again to compare two reads of one kind (docs/verify.md#lossless-drops)"
 	case len(portWide) > 0:
-		port, _, _ := strings.Cut(portWide[0], " ") // "Ethernet3/1 +5"
+		next := "read the port's per-class queue drops on the switch"
+		if cmd := after.DiscardsPerClassCommand; cmd != "" {
+			port, _, _ := strings.Cut(portWide[0], " ") // "Ethernet3/1 +5"
+			next += " (e.g. `" + strings.ReplaceAll(cmd, "PORT", port) + "`)"
+		}
 		return StatusWarn, "port-wide discards (input + output, every class on the port) rose: " + strings.Join(portWide, ", ") +
 			"; the switch's per-class counters were not read, so these may be drops of a lossy class on the same port rather than of the lossless one (" +
-			after.DiscardsPortWide + "). Next: read the port's per-class queue drops on the switch (e.g. `show policy-map interface " + port +
-			" type queuing`) and see docs/verify.md#lossless-drops"
+			after.DiscardsPortWide + "). Next: " + next + " and see docs/verify.md#lossless-drops"
 	case after.DiscardsPortWide != "":
 		return StatusPass, fmt.Sprintf("no discards on %d port(s) during the round: the counters are port-wide (input + output, every class), "+
 			"read because the switch's per-class counters were not (%s); none moved, so the lossless class dropped nothing there", nPorts, after.DiscardsPortWide)

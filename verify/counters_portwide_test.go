@@ -17,12 +17,16 @@ import (
 // read).
 const portWhy = "parse show queuing interface Ethernet3/1: another layout"
 
+// portCmd is the command a provider names for one port's per-class drops
+// (providers/nxos: NX-OS's), PORT standing for the port.
+const portCmd = "show policy-map interface PORT type queuing"
+
 // portWideSwitch is a switch whose two ports' LosslessDiscards are
 // port-wide counts; discards(n) is Ethernet1/1's count at snapshot n.
 func portWideSwitch(discards func(n int) uint64) func(int) *telemetry.Device {
 	return func(n int) *telemetry.Device {
 		d := steadySwitch("leaf2", "Ethernet1/1", "Ethernet1/2")(0)
-		d.Kind, d.DiscardsPortWide = "nexus7000", portWhy
+		d.Kind, d.DiscardsPortWide, d.DiscardsPerClassCommand = "nexus7000", portWhy, portCmd
 		d.Ports[0].LosslessDiscards = discards(n)
 		return d
 	}
@@ -40,7 +44,11 @@ func TestLosslessDropsPortWide(t *testing.T) {
 		if mut != nil {
 			mut(&p)
 		}
-		return &telemetry.Device{Ports: []telemetry.Port{p}, DiscardsPortWide: portWide, DiscardsUnread: unread}
+		d := &telemetry.Device{Ports: []telemetry.Port{p}, DiscardsPortWide: portWide, DiscardsUnread: unread}
+		if portWide != "" {
+			d.DiscardsPerClassCommand = portCmd
+		}
+		return d
 	}
 	tests := []lossDropsCase{
 		{"port-wide, none moved: pass, saying the counters are port-wide and why",
@@ -50,6 +58,13 @@ func TestLosslessDropsPortWide(t *testing.T) {
 			dev(portWhy, "", nil), dev(portWhy, "", func(p *telemetry.Port) { p.LosslessDiscards = 45 }), StatusWarn,
 			[]string{"port-wide discards (input + output, every class on the port) rose: Ethernet3/1 +5", "lossy class", portWhy,
 				"`show policy-map interface Ethernet3/1 type queuing`", "docs/verify.md#lossless-drops"}, []string{"lossless discards"}},
+		{"port-wide, a rise on a device that names no per-class command: the next step names none either",
+			dev(portWhy, "", nil), func() *telemetry.Device {
+				d := dev(portWhy, "", func(p *telemetry.Port) { p.LosslessDiscards = 45 })
+				d.DiscardsPerClassCommand = ""
+				return d
+			}(), StatusWarn,
+			[]string{"rose: Ethernet3/1 +5", "Next: read the port's per-class queue drops on the switch and see docs/verify.md#lossless-drops"}, []string{"show policy-map"}},
 		{"port-wide counter cleared during the round counts from zero",
 			dev(portWhy, "", nil), dev(portWhy, "", func(p *telemetry.Port) { p.LosslessDiscards = 3 }), StatusWarn,
 			[]string{"Ethernet3/1 +3"}, nil},

@@ -86,9 +86,18 @@ func (t *Target) Telemetry(ctx context.Context) (*telemetry.Device, error) {
 	}
 	if unread != "" {
 		dev.DiscardsPortWide, dev.DiscardsUnread = portWideDiscards(dev.Ports, st, err, unread)
+		if dev.DiscardsPortWide != "" {
+			dev.DiscardsPerClassCommand = perClassDropsCommand
+		}
 	}
 	return dev, nil
 }
+
+// perClassDropsCommand prints one port's drops per queuing class on NX-OS
+// (`queue dropped pkts`, docs/nxos.md#show-policy-map-interface; the 7000
+// form of its output is UNCONFIRMED): the next step a report names when
+// only port-wide discards could be read (telemetry.Device).
+const perClassDropsCommand = "show policy-map interface PORT type queuing"
 
 // portWideDiscards sets each port's LosslessDiscards to the input plus
 // output discards `show interface` printed for it (st, or stErr when that

@@ -127,6 +127,9 @@ func TestTelemetryDiscardSources(t *testing.T) {
 			if (tc.portWide == "") != (dev.DiscardsPortWide == "") || !strings.Contains(dev.DiscardsPortWide, tc.portWide) {
 				t.Errorf("DiscardsPortWide %q, want %q", dev.DiscardsPortWide, tc.portWide)
 			}
+			if wantCmd := tc.portWide != ""; wantCmd != (dev.DiscardsPerClassCommand == "show policy-map interface PORT type queuing") {
+				t.Errorf("DiscardsPerClassCommand %q, want the NX-OS per-class drops command only with port-wide counts", dev.DiscardsPerClassCommand)
+			}
 			if (tc.unread == "") != (dev.DiscardsUnread == "") || !strings.Contains(dev.DiscardsUnread, tc.unread) {
 				t.Errorf("DiscardsUnread %q, want %q", dev.DiscardsUnread, tc.unread)
 			}
