@@ -96,7 +96,9 @@ func first(a []string) string {
 }
 
 // showInterface prints `show interface` for the named ports: state, MTU
-// (the port's `mtu` line, else 1500), port mode (`switchport mode`, else
+// (the port's `mtu` line, else 1500), port mode (routed for a Layer 3
+// port — `no switchport`, or a 7000 port without a switchport line and
+// without `system default switchport` — else `switchport mode`, else
 // access), description; the counters are zero but for the discards a test
 // added (AddDiscards, Faults.DiscardsPerRead).
 func (sw *Switch) showInterface(names []string) string {
@@ -117,6 +119,10 @@ func (sw *Switch) interfaceStatus(names []string) []nexus.InterfaceStatus {
 		}
 		d := sw.readDiscards(n)
 		p.InDiscards, p.OutDiscards = d.in, d.out
+		routed := sw.cfg.Routed(sw.platform, n)
+		if routed {
+			p.Mode = "routed"
+		}
 		if o := sw.cfg.Interface(n); o != nil {
 			for _, l := range o.Lines {
 				f := strings.Fields(l)
@@ -125,7 +131,7 @@ func (sw *Switch) interfaceStatus(names []string) []nexus.InterfaceStatus {
 					p.Up, p.Reason = false, "Administratively down"
 				case len(f) == 2 && f[0] == "mtu":
 					fmt.Sscan(f[1], &p.MTU)
-				case len(f) == 3 && f[0] == "switchport" && f[1] == "mode":
+				case len(f) == 3 && f[0] == "switchport" && f[1] == "mode" && !routed:
 					p.Mode = f[2]
 				case len(f) >= 2 && f[0] == "description":
 					p.Description = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "description"))

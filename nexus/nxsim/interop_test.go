@@ -128,7 +128,8 @@ func TestInteropNetmikoNTCTemplates(t *testing.T) {
 
 // A Nexus 7000 through netmiko and ntc-templates: show version (C7010,
 // Supervisor 2 facts), show module (F/M cards and the supervisor), show
-// vdc and show inventory parse with the clients' own templates.
+// vdc, show inventory and show interface (a port under the 7000's Layer 3
+// default reads as mode routed) parse with the clients' own templates.
 func TestInteropNetmiko7000(t *testing.T) {
 	testenv.Tool(t, debianPython, "apt-get install python3")
 	testenv.File(t, "/usr/lib/python3/dist-packages/netmiko/__init__.py", "apt-get install python3-netmiko")
@@ -139,7 +140,7 @@ func TestInteropNetmiko7000(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, debianPython, filepath.Join("testdata", "interop", "netmiko_check.py"), host, port, "admin",
-		"parse:show version", "parse:show module", "parse:show vdc", "parse:show inventory")
+		"parse:show version", "parse:show module", "parse:show vdc", "parse:show inventory", "parse:show interface Ethernet1/1")
 	cmd.Env = append(os.Environ(), "NXSIM_PASSWORD=interop-pw", "NET_TEXTFSM="+tmpl)
 	out, err := cmd.Output()
 	if err != nil {
@@ -151,9 +152,13 @@ func TestInteropNetmiko7000(t *testing.T) {
 		Module  []map[string]string `json:"show module"`
 		VDC     []map[string]string `json:"show vdc"`
 		Inv     []map[string]string `json:"show inventory"`
+		Intf    []map[string]string `json:"show interface Ethernet1/1"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("netmiko output is not the parsed JSON (a template fell back to raw text?): %v\n%s", err, out)
+	}
+	if len(got.Intf) != 1 || got.Intf[0]["interface"] != "Ethernet1/1" || got.Intf[0]["mode"] != "routed" {
+		t.Errorf("show interface Ethernet1/1 (Layer 3 by the 7000's default): %v", got.Intf)
 	}
 	if got.Prompt != "agg7#" || len(got.Version) != 1 || got.Version[0]["os"] != "6.2(14)" || got.Version[0]["platform"] != "C7010" ||
 		got.Version[0]["hostname"] != "agg7" || got.Version[0]["serial"] != "JAF1708AAKL" ||
