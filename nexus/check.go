@@ -146,6 +146,9 @@ func replay(c *Config, src []srcLine, p Platform, modules []Module, skipped map[
 				if err := jumboMTURefusal(l.text); err != nil && !skipped[l.n] {
 					refuse(l, err)
 				}
+				if err := subModeRefusal(p, l.text); err != nil && !skipped[l.n] {
+					refuse(l, err)
+				}
 				// A range header (`interface Ethernet1/6-7`) is a block
 				// roce does not model, but its ports must exist.
 				if name, ok := portRange(l.text); ok && !skipped[l.n] {

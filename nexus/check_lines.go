@@ -244,3 +244,113 @@ func moduleList(modules []Module) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// subModeRefusal judges a top-level line that is a command of a QoS
+// sub-mode fallen out of its block: `match cos 3` outside a class-map,
+// `set qos-group 2`, `pause no-drop`, `bandwidth percent 50`, `mtu 9216`
+// … outside a policy-map's class, `class X` outside a policy-map,
+// `service-policy …` outside system qos (or an interface), and
+// `priority-flow-control mode …` outside an interface. NX-OS answers
+// `% Invalid command at '^' marker.` for them in global configuration
+// mode (docs/nxos.md#refuses). nil for every other line.
+//
+// The line is refused only when the top level's grammar refuses it at
+// its command word, the word (spelled out) is one Parse knows as a
+// sub-mode's (childOf), and the Editor's grammar of that sub-mode reads
+// it: it takes the line, or refuses it for a value, a missing word or a
+// name, or marks a word after the command. So a sub-mode command roce
+// has no grammar for (`police`, `shape`) and a global command sharing
+// its first word (`priority-flow-control watch-dog-interval on`, which
+// the interface grammar marks at its second word) are kept, not judged.
+// `description` is kept too: whether a top-level one is refused is
+// UNCONFIRMED.
+func subModeRefusal(p Platform, text string) error {
+	all := tokenize(text)
+	t := all
+	if len(t) > 1 && t[0].s == "no" {
+		t = t[1:]
+	}
+	if len(t) == 0 || t[0].s == "description" {
+		return nil
+	}
+	words := make([]string, len(t))
+	for i, x := range t {
+		words[i] = x.s
+	}
+	// priority-flow-control is judged as an interface's only; an
+	// interface takes service-policy too.
+	iface := words[0] == "priority-flow-control"
+	ifaceToo := iface || words[0] == "service-policy"
+	if !iface && !childOf(&Object{Kind: KindClassMap}, false, words) &&
+		!childOf(&Object{Kind: KindPolicyMap}, true, words) && !childOf(&Object{Kind: KindSystemQoS}, false, words) {
+		return nil
+	}
+	e := NewEditor(&Config{}, p, nil)
+	top, ok := e.config(all).(*CLIError)
+	// `class` is class-map abbreviated to the top level's grammar; roce
+	// takes block headers only written in full (Parse), so a top-level
+	// `class` line is refused either way, as a policy-map's line.
+	abbrev := words[0] == "class"
+	if !abbrev && (!ok || top.Kind != "invalid" || top.Pos != t[0].pos) {
+		return nil // the top level has it (or not this way): not judged
+	}
+	var where []string
+	for _, m := range subModeProbes() {
+		if (m.mode == "config-if" && !ifaceToo) || (m.mode != "config-if" && iface) {
+			continue
+		}
+		e.setMode(m.mode, m.obj, m.cls)
+		err := e.dispatch(all)
+		ce, isCLI := err.(*CLIError)
+		// The sub-mode's command word reads; an interface's
+		// priority-flow-control needs its second word too.
+		past := t[0].pos
+		if iface && len(t) > 1 {
+			past = t[1].pos
+		}
+		if err == nil || !isCLI || ce.Kind != "invalid" || ce.Pos > past {
+			if !slices.Contains(where, m.name) {
+				where = append(where, m.name)
+			}
+		}
+	}
+	if len(where) == 0 {
+		return nil
+	}
+	if abbrev {
+		return fmt.Errorf("class is a command of %s, not of the top level (where it could only abbreviate class-map, and roce takes block headers written in full); indent it under its policy-map, write class-map in full, or remove it",
+			strings.Join(where, " or "))
+	}
+	return fmt.Errorf("%s (at column %d): %s is a command of %s, not of the top level; indent it under its block, or remove it",
+		strings.TrimPrefix(msgInvalid, "% "), t[0].pos+1, t[0].s, strings.Join(where, " or "))
+}
+
+// subModeProbe is a sub-mode subModeRefusal tries a line in, with the
+// objects it edits (a scratch configuration's).
+type subModeProbe struct {
+	mode, name string
+	obj        *Object
+	cls        *PolicyClass
+}
+
+// subModeProbes are the QoS sub-modes of the Editor's grammar, each with
+// a scratch object of its own, and an interface for its
+// priority-flow-control.
+func subModeProbes() []subModeProbe {
+	const name = "roce-check-probe"
+	var out []subModeProbe
+	for _, typ := range []string{TypeQoS, TypeNetworkQoS, TypeQueuing} {
+		cm := &Object{Kind: KindClassMap, Type: typ, Name: name}
+		cls := &PolicyClass{Name: name}
+		pm := &Object{Kind: KindPolicyMap, Type: typ, Name: name, Classes: []*PolicyClass{cls}}
+		out = append(out,
+			subModeProbe{mode: cmapMode(typ), name: "a class-map", obj: cm},
+			subModeProbe{mode: pmapMode(typ), name: "a policy-map", obj: pm},
+			subModeProbe{mode: pmapClassMode(typ), name: "a policy-map's class", obj: pm, cls: cls},
+		)
+	}
+	return append(out,
+		subModeProbe{mode: "config-sys-qos", name: "system qos", obj: &Object{Kind: KindSystemQoS}},
+		subModeProbe{mode: "config-if", name: "an interface", obj: &Object{Kind: KindInterface, Name: "Ethernet1/1"}},
+	)
+}
