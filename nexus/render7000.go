@@ -74,6 +74,7 @@ func (r *renderer) render7000() error {
 	}
 	name := tpl.CopyName(r.prefix)
 	want := tpl.policy(name)
+	minMTU := make([]int, len(tpl.Classes)) // per template class: the MTU it must carry
 	for i, tc := range tpl.Classes {
 		m := 0
 		for _, cos := range tc.CoS {
@@ -82,9 +83,13 @@ func (r *renderer) render7000() error {
 				m = max(m, mtu[cos])
 			}
 		}
+		minMTU[i] = m
 		if m > mtuOf(tc.Actions) {
 			want.Classes[i].Actions = setLine(want.Classes[i].Actions, "mtu", "mtu "+strconv.Itoa(m))
 		}
+	}
+	if have := r.cur.PolicyMap(TypeNetworkQoS, name); have != nil && sameClasses(have, tpl) {
+		want.Classes = ownedLines7000(have, tpl, want, minMTU)
 	}
 	r.put(r.policy(TypeNetworkQoS, name, want.Classes))
 	queuing, err := r.queuing7000()
@@ -93,6 +98,70 @@ func (r *renderer) render7000() error {
 	}
 	r.attach(append([]ServicePolicy{{Type: TypeNetworkQoS, Name: name}}, queuing...))
 	return nil
+}
+
+// ownedLines7000 is the copy roce wants when the switch already has it
+// (issue #15): the switch's copy as it echoes it, with only the lines roce
+// sets in it made right, so a template line roce does not own — missing
+// (a default the switch does not print) or extra (a line the template
+// table lacks; the table is UNCONFIRMED, nexus/templates.go) — is kept as
+// the switch has it and never becomes a change to push again. roce owns,
+// in each class of the template tpl (want is tpl's copy as roce renders
+// it, minMTU the MTU each of its classes must carry):
+//   - a no-drop class's `pause` line, and its `congestion-control` line
+//     (none in a no-drop template class: tail-drop there is drop), as the
+//     template has them: that is what makes roce's CoS lossless;
+//   - `mtu`, where roce needs it at least minMTU (its own classes' MTU, or
+//     the MTU carried over from the policy the copy replaces): a class
+//     whose mtu is lower gets want's line; a class without an mtu line is
+//     taken to have the template's (a default the switch does not print,
+//     UNCONFIRMED, docs/nxos.md#echo).
+//
+// The caller checked that have's classes are tpl's (sameClasses).
+func ownedLines7000(have *Object, tpl NQTemplate, want *Object, minMTU []int) []*PolicyClass {
+	out := make([]*PolicyClass, 0, len(have.Classes))
+	for _, hc := range have.Classes {
+		i := slices.IndexFunc(tpl.Classes, func(tc NQTemplateClass) bool { return tc.Name == hc.Name })
+		tc, wc := tpl.Classes[i], want.Classes[i]
+		actions := slices.Clone(hc.Actions)
+		if tc.NoDrop {
+			for _, key := range []string{"pause", "congestion-control"} {
+				line := slices.IndexFunc(wc.Actions, func(a string) bool { return lineKey(a) == key })
+				switch {
+				case line < 0:
+					actions = slices.DeleteFunc(actions, func(a string) bool { return lineKey(a) == key })
+				case !slices.Contains(actions, wc.Actions[line]):
+					actions = setLine(actions, key, wc.Actions[line])
+				}
+			}
+		}
+		cur := mtuOf(tc.Actions)
+		if hasKey(actions, "mtu") {
+			cur = mtuOf(actions)
+		}
+		if minMTU[i] > cur {
+			actions = setLine(actions, "mtu", "mtu "+strconv.Itoa(max(minMTU[i], mtuOf(wc.Actions))))
+		}
+		out = append(out, &PolicyClass{Name: hc.Name, Actions: actions})
+	}
+	return out
+}
+
+// sameClasses reports whether the policy has exactly the template's
+// classes, each once. A copy that does not (the switch's editor allows
+// neither adding nor removing a class, so it would be a template table
+// that is wrong for this release) is rendered from the template as a
+// first copy is, and the plan shows every difference.
+func sameClasses(o *Object, tpl NQTemplate) bool {
+	if len(o.Classes) != len(tpl.Classes) {
+		return false
+	}
+	for _, tc := range tpl.Classes {
+		if o.Class(tc.Name) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // unknownNQ refuses to replace an attached network-qos policy that is
