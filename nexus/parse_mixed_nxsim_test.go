@@ -21,7 +21,8 @@ func TestSimulatorEchoesMixedStartupConfig(t *testing.T) {
 		"system qos\nservice-policy type network-qos PN\n\tservice-policy type qos input PQ\n" +
 		"interface Ethernet1/1\n  description host\npriority-flow-control mode on\n" +
 		"interface Ethernet1/2\n\tdescription other\n"
-	want := "class-map type qos match-all RDMA\n  match cos 4\n" +
+	want := "hostname n5k\n" + // the switch names itself first (nxsim)
+		"class-map type qos match-all RDMA\n  match cos 4\n" +
 		"policy-map type qos PQ\n  class RDMA\n    set qos-group 3\n" +
 		"class-map type network-qos RDMA\n  match qos-group 3\n" +
 		"policy-map type network-qos PN\n  class type network-qos RDMA\n    pause no-drop\n    mtu 9216\n" +

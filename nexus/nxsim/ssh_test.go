@@ -54,7 +54,7 @@ func TestExecChannel(t *testing.T) {
 		}
 		s.Close()
 	}
-	if got := srv.Switch().RunningConfig(); got != "class-map type qos match-all ROCE-e\n  match cos 2\n" {
+	if got := srv.Switch().RunningConfig(); got != "hostname sw1\nclass-map type qos match-all ROCE-e\n  match cos 2\n" {
 		t.Errorf("running config after exec = %q", got)
 	}
 }
@@ -188,7 +188,7 @@ func TestFaults(t *testing.T) {
 		if mr.Failed == nil || !strings.Contains(mr.Responses[1].Result, "% Invalid command at '^' marker.") {
 			t.Errorf("rejected line answered %q", mr.Responses[1].Result)
 		}
-		if got := srv.Switch().RunningConfig(); got != "class-map type qos match-all ROCE-r\n" {
+		if got := srv.Switch().RunningConfig(); got != "hostname sw1\nclass-map type qos match-all ROCE-r\n" {
 			t.Errorf("rejected line applied: %q", got)
 		}
 	})
@@ -208,7 +208,7 @@ func TestFaults(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("connection not dropped after 2 configuration lines")
 		}
-		if got := srv.Switch().RunningConfig(); got != "class-map type qos match-all ROCE-d\n  match cos 1\n" {
+		if got := srv.Switch().RunningConfig(); got != "hostname sw1\nclass-map type qos match-all ROCE-d\n  match cos 1\n" {
 			t.Errorf("after drop: %q (want exactly the 2 lines applied)", got)
 		}
 		// The count runs on across sessions; SetFaults restarts it.

@@ -134,10 +134,11 @@ func New(opts Options) (*Switch, error) {
 		return nil, fmt.Errorf("nxsim %s: startup config (fix the lines named, then start again): %w", s.hostname, err)
 	}
 	s.adoptStartup(opts.Hostname == "")
-	s.startup, s.savedAt = s.cfg.Clone(), s.booted
 	if s.hostname == "" {
 		s.hostname = "switch"
 	}
+	s.nameInConfig()
+	s.startup, s.savedAt = s.cfg.Clone(), s.booted
 	s.exec = s.execTree()
 	if s.hostKey == nil {
 		_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -172,6 +173,23 @@ func (s *Switch) adoptStartup(takeHostname bool) {
 		objs = append(objs, o)
 	}
 	s.cfg.Objects = objs
+}
+
+// nameInConfig gives a configuration without a `hostname` or
+// `switchname` line the switch's `hostname NAME`, first: a real switch's
+// running configuration holds that line near the top, before the
+// `feature` lines (NX-OSv 7.3(1)D1(1) and Nexus 9000 captures,
+// docs/nxos.md#hostname-line). A startup config's own line is kept as it
+// is, even where Options.Hostname named the switch otherwise.
+func (s *Switch) nameInConfig() {
+	for _, o := range s.cfg.Objects {
+		f := strings.Fields(o.Header)
+		if o.Kind == nexus.KindRaw && len(f) == 2 && len(o.Lines) == 0 && (f[0] == "hostname" || f[0] == "switchname") {
+			return
+		}
+	}
+	line := &nexus.Object{Kind: nexus.KindRaw, Header: "hostname " + s.hostname}
+	s.cfg.Objects = append([]*nexus.Object{line}, s.cfg.Objects...)
 }
 
 // imageFor names the system image file the way the release would, e.g.

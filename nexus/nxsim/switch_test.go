@@ -70,3 +70,39 @@ func TestExpandInterfaces(t *testing.T) {
 		}
 	}
 }
+
+// A switch named by Options.Hostname prints `hostname NAME` in `show
+// running-config` right after the version line, before the rest (where
+// NX-OS prints it: docs/nxos.md#hostname-line); a startup config that
+// names the switch itself keeps its one line; a section such as ipqos
+// does not hold it.
+func TestHostnameInRunningConfig(t *testing.T) {
+	tests := []struct {
+		name, platform, hostname, startup string
+		want                              string // the body after the header
+	}{
+		{name: "5000 empty config", platform: "nexus5000", hostname: "leaf5", want: "version 7.1(4)N1(1)\n\nhostname leaf5\n"},
+		{name: "before the startup config's lines", platform: "nexus5000", hostname: "leaf5", startup: "feature lldp\ninterface Ethernet1/1\n  mtu 9216\n",
+			want: "version 7.1(4)N1(1)\n\nhostname leaf5\nfeature lldp\ninterface Ethernet1/1\n  mtu 9216\n"},
+		{name: "7000", platform: "nexus7000", hostname: "agg7", want: "version 6.2(14)\n\nhostname agg7\n"},
+		{name: "startup config's own line kept once", platform: "nexus5000", startup: "feature lldp\nhostname N5K-A\n",
+			want: "version 7.1(4)N1(1)\n\nfeature lldp\nhostname N5K-A\n"},
+		{name: "startup config's switchname", platform: "nexus5000", startup: "switchname N5K-B\n",
+			want: "version 7.1(4)N1(1)\n\nswitchname N5K-B\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sw, err := New(Options{Platform: tt.platform, Hostname: tt.hostname, StartupConfig: tt.startup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := sw.showRunning("show running-config", "")
+			if _, body, _ := strings.Cut(out, "\n\n"); body != tt.want {
+				t.Errorf("show running-config body %q, want %q", body, tt.want)
+			}
+			if sec := sw.showRunning("show running-config ipqos", "ipqos"); strings.Contains(sec, "hostname") {
+				t.Errorf("show running-config ipqos holds the hostname:\n%s", sec)
+			}
+		})
+	}
+}
