@@ -38,7 +38,8 @@ func cliMessage(err error) string {
 // interfaces, access-list names) replayed in file order through the
 // platform's grammar, and the other lines roce has rules for (check_lines.go:
 // a port's mtu, system jumbomtu, switchport mode, an interface the modules
-// do not have). What the switch would refuse — a value out of range,
+// do not have, a QoS sub-mode command fallen out to the top level, an ip
+// access-list rule's port or DSCP number out of range). What the switch would refuse — a value out of range,
 // a command the platform or release does not have, a class or service-policy
 // naming a class-map or policy-map that is not defined (nor built in), on
 // a Nexus 7000 a network-qos policy-map that is neither a default-nq-*
@@ -137,11 +138,12 @@ func replay(c *Config, src []srcLine, p Platform, modules []Module, skipped map[
 		errs = append(errs, &LineError{Line: l.n, Text: l.text, Err: err})
 	}
 	var block *Object
-	skip := false // the open block's header was refused
+	skip := false    // the open block's header was refused
+	ipRules := false // the open block is an ip access-list whose numbers are judged
 	for _, l := range src {
 		if l.top {
 			e.setMode("config", nil, nil)
-			block, skip = nil, l.raw
+			block, skip, ipRules = nil, l.raw, false
 			if l.raw {
 				if err := jumboMTURefusal(l.text); err != nil && !skipped[l.n] {
 					refuse(l, err)
@@ -172,12 +174,13 @@ func replay(c *Config, src []srcLine, p Platform, modules []Module, skipped map[
 				continue
 			}
 			if block.Kind == KindACL {
-				// ACL rules are not judged; the name must exist for
+				// ACL rules are not replayed (only their port and DSCP
+				// numbers are judged); the name must exist for
 				// `match access-group name`.
 				if replay.Find(block.Key()) == nil {
 					replay.insert(&Object{Kind: KindACL, Type: block.Type, Name: block.Name})
 				}
-				skip = true
+				skip, ipRules = true, block.Type == "ip"
 				continue
 			}
 			if block.Kind == KindInterface {
@@ -192,6 +195,11 @@ func replay(c *Config, src []srcLine, p Platform, modules []Module, skipped map[
 				skip = true
 			}
 			continue
+		}
+		if ipRules && !l.raw && !skipped[l.n] {
+			if err := aclValueRefusal(l.text); err != nil {
+				refuse(l, err)
+			}
 		}
 		if skip || l.raw || block == nil || skipped[l.n] {
 			continue

@@ -354,3 +354,51 @@ func subModeProbes() []subModeProbe {
 		subModeProbe{mode: "config-if", name: "an interface", obj: &Object{Kind: KindInterface, Name: "Ethernet1/1"}},
 	)
 }
+
+// aclValueRefusal judges the numbers of an `ip access-list` rule that no
+// NX-OS rule takes: a port (after eq, neq, gt, lt or range) above 65535,
+// and a `dscp` value above 63, as the Editor's grammar refuses them
+// (parseIPRule), with the caret under the number. Only what is written as
+// a number is judged: port and DSCP names, `packet-length` (whose
+// operators take a length) and every other form of a rule are kept, as
+// the rules of an access-list are not otherwise judged. nil when the
+// line has no such value.
+func aclValueRefusal(text string) error {
+	t := tokenize(text)
+	if len(t) > 1 && isDigits(t[0].s) {
+		t = t[1:] // the sequence number
+	}
+	if len(t) == 0 || (t[0].s != "permit" && t[0].s != "deny") {
+		return nil // a remark's text, statistics, …
+	}
+	for i := 1; i < len(t); i++ {
+		lo, hi, what := 0, 65535, "a port"
+		n := 1
+		switch t[i-1].s {
+		case "eq", "neq", "gt", "lt":
+		case "range":
+			n = 2
+		case "dscp":
+			hi, what = 63, "a DSCP value"
+		default:
+			continue
+		}
+		if i >= 2 && t[i-2].s == "packet-length" {
+			continue
+		}
+		for k := i; k < i+n && k < len(t); k++ {
+			if !isDigits(t[k].s) {
+				continue
+			}
+			if _, err := number(t[k], lo, hi); err != nil {
+				return fmt.Errorf("%s (at column %d): %s is %d-%d, not %s; correct the rule", strings.TrimPrefix(msgInvalid, "% "), t[k].pos+1, what, lo, hi, t[k].s)
+			}
+		}
+	}
+	return nil
+}
+
+// isDigits reports a non-empty string of decimal digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}

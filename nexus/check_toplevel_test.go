@@ -76,3 +76,48 @@ func TestCheckTopLevelLineError(t *testing.T) {
 		t.Fatalf("got %#v, want a *LineError for line 3 %q", errs[0], "pause no-drop")
 	}
 }
+
+// The numbers of an ip access-list rule no NX-OS rule takes are refused,
+// at their column; names and the other forms of a rule are kept.
+func TestCheckACLRuleNumbers(t *testing.T) {
+	acl := "ip access-list RDMA\n"
+	tests := []struct {
+		name, rule string
+		refused    bool
+		why        string
+	}{
+		{"port eq in range", "  10 permit udp any any eq 4791", false, ""},
+		{"port eq 99999", "  10 permit udp any any eq 99999", true, "(at column 26): a port is 0-65535, not 99999"},
+		{"source port gt too big", "  10 permit tcp any gt 70000 any", true, "a port is 0-65535, not 70000"},
+		{"range second port too big", "  10 permit udp any any range 4791 65536", true, "not 65536"},
+		{"range in range", "  10 permit udp any any range 4791 4792", false, ""},
+		{"port name", "  10 permit tcp any any eq www", false, ""},
+		{"no sequence number", "  permit udp 10.0.0.0/8 lt 100000 any", true, "not 100000"},
+		{"dscp 46", "  10 permit ip any any dscp 46", false, ""},
+		{"dscp 64", "  10 permit ip any any dscp 64", true, "a DSCP value is 0-63, not 64"},
+		{"dscp name", "  10 permit ip any any dscp ef", false, ""},
+		{"packet-length is no port", "  10 permit ip any any packet-length gt 70000", false, ""},
+		{"remark", "  10 remark eq 99999", false, ""},
+		{"no rule", "  no 10 permit udp any any eq 99999", false, ""},
+		{"overflow", "  10 permit udp any any eq 99999999999999999999", true, "a port is 0-65535"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := refusedLines(t, acl+tc.rule+"\n", "nexus5000", nil)
+			want := []int(nil)
+			if tc.refused {
+				want = []int{2}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("refused lines %v, want %v; error:\n%v", got, want, err)
+			}
+			if tc.why != "" && !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("error does not say %q:\n%v", tc.why, err)
+			}
+		})
+	}
+	// a mac access-list has no ports; the numbers of another ACL kind are not judged
+	if got, err := refusedLines(t, "mac access-list M\n  10 permit any any 0x8915\nipv6 access-list V\n  10 permit udp any any eq 99999\n", "nexus5000", nil); got != nil {
+		t.Errorf("refused %v: %v", got, err)
+	}
+}
