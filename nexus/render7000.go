@@ -115,7 +115,8 @@ func (r *renderer) render7000() error {
 //     the MTU carried over from the policy the copy replaces): a class
 //     whose mtu is lower gets want's line; a class without an mtu line is
 //     taken to have the template's (a default the switch does not print,
-//     UNCONFIRMED, docs/nxos.md#echo).
+//     UNCONFIRMED, docs/nxos.md#echo) unless it must carry frames above
+//     1500: then it gets its line.
 //
 // The caller checked that have's classes are tpl's (sameClasses).
 func ownedLines7000(have *Object, tpl NQTemplate, want *Object, minMTU []int) []*PolicyClass {
@@ -136,8 +137,16 @@ func ownedLines7000(have *Object, tpl NQTemplate, want *Object, minMTU []int) []
 			}
 		}
 		cur := mtuOf(tc.Actions)
-		if hasKey(actions, "mtu") {
+		switch {
+		case hasKey(actions, "mtu"):
 			cur = mtuOf(actions)
+		case minMTU[i] > DefaultPortMTU:
+			// Not printed, so a default, whose value is UNCONFIRMED (the
+			// template table comes from memory): a class that must carry
+			// frames above 1500 gets its line rather than trusting that
+			// default. A line the switch then hides comes back in every
+			// plan, which is loud; frames dropped for their size are not.
+			cur = DefaultPortMTU
 		}
 		if minMTU[i] > cur {
 			actions = setLine(actions, "mtu", "mtu "+strconv.Itoa(max(minMTU[i], mtuOf(wc.Actions))))
