@@ -278,9 +278,9 @@ func subModeRefusal(p Platform, text string) error {
 		words[i] = x.s
 	}
 	// priority-flow-control is judged as an interface's only; an
-	// interface takes service-policy too.
+	// interface takes service-policy and mtu too.
 	iface := words[0] == "priority-flow-control"
-	ifaceToo := iface || words[0] == "service-policy"
+	ifaceToo := iface || words[0] == "service-policy" || words[0] == "mtu"
 	if !iface && !childOf(&Object{Kind: KindClassMap}, false, words) &&
 		!childOf(&Object{Kind: KindPolicyMap}, true, words) && !childOf(&Object{Kind: KindSystemQoS}, false, words) {
 		return nil

@@ -32,7 +32,7 @@ func TestCheckTopLevelSubModeCommands(t *testing.T) {
 		{"priority", "nexus5000", "priority\n", []int{1}, "a policy-map's class"},
 		{"congestion-control", "nexus5000", "congestion-control tail-drop\n", []int{1}, "a policy-map's class"},
 		{"queue-limit", "nexus5000", "queue-limit 100000 bytes\n", []int{1}, "a policy-map's class"},
-		{"mtu", "nexus5000", "mtu 9216\n", []int{1}, "a policy-map's class"},
+		{"mtu", "nexus5000", "mtu 9216\n", []int{1}, "a policy-map's class or an interface"},
 		{"mtu 7000", "nexus7000", "mtu 9216\n", []int{1}, "a policy-map's class"},
 		{"service-policy", "nexus7000", "service-policy type queuing output default-4q-8e-out-policy\n", []int{1}, "system qos or an interface"},
 		{"priority-flow-control mode", "nexus5000", "priority-flow-control mode on\n", []int{1}, "an interface"},
