@@ -24,20 +24,22 @@ import (
 
 const debianPython = "/usr/bin/python3"
 
-func interopSwitch(t *testing.T) *Server {
+// interopSwitch serves the interop tests' Nexus 5000 leaf1 with
+// testdata/interop/startup-5k.cfg at release version ("" = the default).
+func interopSwitch(t *testing.T, version string) *Server {
 	t.Helper()
 	cfg, err := os.ReadFile(filepath.Join("testdata", "interop", "startup-5k.cfg"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return startServer(t, Options{Platform: "nexus5000", Hostname: "leaf1", StartupConfig: string(cfg), Users: map[string]string{"admin": "interop-pw"}})
+	return startServer(t, Options{Platform: "nexus5000", Hostname: "leaf1", Version: version, StartupConfig: string(cfg), Users: map[string]string{"admin": "interop-pw"}})
 }
 
 func TestInteropNetmikoNTCTemplates(t *testing.T) {
 	testenv.Tool(t, debianPython, "apt-get install python3")
 	testenv.File(t, "/usr/lib/python3/dist-packages/netmiko/__init__.py", "apt-get install python3-netmiko")
 	testenv.File(t, "/usr/lib/python3/dist-packages/textfsm/__init__.py", "apt-get install python3-textfsm")
-	srv := interopSwitch(t)
+	srv := interopSwitch(t, "")
 	host, port, _ := strings.Cut(srv.Addr(), ":")
 	tmpl, _ := filepath.Abs(filepath.Join("testdata", "ntc-templates", "templates"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -213,7 +215,7 @@ func runAnsiblePlay(t *testing.T, srv *Server, play string) []byte {
 }
 
 func TestInteropAnsibleCiscoNXOS(t *testing.T) {
-	srv := interopSwitch(t)
+	srv := interopSwitch(t, "")
 	b := runAnsiblePlay(t, srv, "ansible_play.yml")
 	var got struct {
 		Shown struct {
@@ -275,19 +277,11 @@ func stderrOf(err error) string {
 
 // Ansible's cisco.nxos asks for `| json` on a release that has it (a 7.3
 // Nexus 5000 here) and decodes the simulator's JSON: nxos_command with
-// output json returns the structured table, not text.
-//
-// (nxos_facts' interfaces subset is not used: Debian's cisco.nxos first
-// sends `| json-pretty`, and on a switch that refuses it takes the error
-// text for data; whether 5000/7000 releases have json-pretty is
-// UNCONFIRMED, so the simulator refuses it — docs/nxos.md, "| json".)
+// output json returns the structured table, not text. (nxos_facts'
+// interfaces subset, which sends `| json-pretty`, is
+// TestInteropAnsibleFactsInterfaces.)
 func TestInteropAnsibleJSON(t *testing.T) {
-	cfg, err := os.ReadFile(filepath.Join("testdata", "interop", "startup-5k.cfg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, Options{Platform: "nexus5000", Hostname: "leaf1", Version: "7.3(0)N1(1)", StartupConfig: string(cfg),
-		Users: map[string]string{"admin": "interop-pw"}})
+	srv := interopSwitch(t, "7.3(0)N1(1)")
 	b := runAnsiblePlay(t, srv, "ansible_json.yml")
 	var got struct {
 		Shown struct {
@@ -315,6 +309,51 @@ func TestInteropAnsibleJSON(t *testing.T) {
 	}
 	if ver["sys_ver_str"] != "7.3(0)N1(1)" || ver["host_name"] != "leaf1" || ver["proc_board_id"] != "FOC17153X08" {
 		t.Errorf("show version | json: %v", ver)
+	}
+}
+
+// Ansible's nxos_facts with the interfaces subset sends `show interface
+// | json-pretty` and reads the table: every port under its own name, with
+// the state, MTU, mode and description the switch holds; no key made of
+// a prompt or an error line ("leaf1#", "%", "show") as when the simulator
+// refused json-pretty and Ansible parsed the error text.
+func TestInteropAnsibleFactsInterfaces(t *testing.T) {
+	srv := interopSwitch(t, "7.3(0)N1(1)")
+	b := runAnsiblePlay(t, srv, "ansible_facts_interfaces.yml")
+	var got struct {
+		Facts struct {
+			AnsibleFacts map[string]json.RawMessage `json:"ansible_facts"`
+		} `json:"facts"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("result: %v\n%s", err, b)
+	}
+	var intfs map[string]map[string]any
+	if err := json.Unmarshal(got.Facts.AnsibleFacts["ansible_net_interfaces"], &intfs); err != nil {
+		t.Fatalf("ansible_net_interfaces: %v\n%s", err, b)
+	}
+	if len(intfs) != len(srv.Switch().interfaces) {
+		t.Errorf("ansible_net_interfaces has %d ports, the switch %d", len(intfs), len(srv.Switch().interfaces))
+	}
+	for name := range intfs {
+		if !strings.HasPrefix(name, "Ethernet") {
+			t.Errorf("ansible_net_interfaces key %q is no port (error or prompt text read as data)", name)
+		}
+	}
+	e1 := intfs["Ethernet1/1"]
+	for k, want := range map[string]any{"mtu": "9216", "mode": "trunk", "description": "rdma-host-1", "state": "up", "bandwidth": float64(10000000)} {
+		if e1[k] != want {
+			t.Errorf("Ethernet1/1 %s = %#v, want %#v (all: %v)", k, e1[k], want, e1)
+		}
+	}
+	if m := intfs["Ethernet1/2"]["mode"]; m != "access" {
+		t.Errorf("Ethernet1/2 mode = %#v, want access", m)
+	}
+	// The simulator has no `show lldp neighbors` or `show cdp neighbors
+	// detail` (nor `show ipv6 interface`): Ansible gets the error, reports
+	// no neighbors and no addresses, and the play does not fail.
+	if n := string(got.Facts.AnsibleFacts["ansible_net_neighbors"]); n != "{}" {
+		t.Errorf("ansible_net_neighbors = %s, want {} (nxsim has no LLDP/CDP)", n)
 	}
 }
 

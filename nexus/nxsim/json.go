@@ -80,13 +80,21 @@ func hasJSONPipe(release string) bool {
 	return major > 7 || (major == 7 && minor >= 2)
 }
 
-// execJSON runs `CMD | json [| more filters]` when the first filter is
-// json and the release has it; ok is false otherwise (the line then runs
-// as usual, and a release without json answers the caret error at the
-// word). filters are where each filter's text starts in line, as
-// splitPipes gives them.
+// execJSON runs `CMD | json [| more filters]` (or `| json-pretty`) when
+// the first filter is json or json-pretty and the release has it; ok is
+// false otherwise (the line then runs as usual, and a release without
+// json answers the caret error at the word). filters are where each
+// filter's text starts in line, as splitPipes gives them.
 func (s *session) execJSON(line, cmd string, filters []int, base int) (string, bool) {
-	if len(filters) == 0 || strings.TrimSpace(filterText(line, filters, 0)) != "json" {
+	if len(filters) == 0 {
+		return "", false
+	}
+	pretty := false
+	switch strings.TrimSpace(filterText(line, filters, 0)) {
+	case "json":
+	case "json-pretty":
+		pretty = true
+	default:
 		return "", false
 	}
 	s.sw.mu.Lock()
@@ -98,7 +106,7 @@ func (s *session) execJSON(line, cmd string, filters []int, base int) (string, b
 	if _, _, merr := s.sw.exec.match(cmd); merr != nil {
 		return "", false // the command itself is wrong: the usual caret error
 	}
-	h, args, merr := jsonTree().match(cmd)
+	h, args, merr := jsonTree(pretty).match(cmd)
 	if merr != nil {
 		return "ERROR: nxsim has no JSON form of `" + strings.TrimSpace(cmd) + "` (no public capture of it for this platform; docs/nxos.md#json-output)", true
 	}
@@ -128,10 +136,14 @@ func filterText(line string, filters []int, i int) string {
 	return line[filters[i]:]
 }
 
-// jsonTree is the grammar of the commands with a JSON form.
-func jsonTree() *cmdNode {
+// jsonTree is the grammar of the commands with a JSON form; pretty
+// indents the JSON as `| json-pretty` does.
+func jsonTree(pretty bool) *cmdNode {
 	t := &cmdNode{}
 	marshal := func(o jsonObject) (string, error) {
+		if pretty {
+			return prettyJSON(o)
+		}
 		b, err := json.Marshal(o)
 		return string(b), err
 	}
@@ -151,6 +163,18 @@ func jsonTree() *cmdNode {
 		return marshal(s.sw.interfaceJSON(names))
 	})
 	return t
+}
+
+// prettyJSON prints o as `| json-pretty` does in a public capture
+// (docs/nxos.md, "| json"): each key on its own line, indented by four
+// spaces a level, ", " ending a line that a further key or row follows.
+func prettyJSON(o jsonObject) (string, error) {
+	b, err := json.MarshalIndent(o, "", "    ")
+	if err != nil {
+		return "", err
+	}
+	// A newline inside a string is escaped, so every ",\n" is a separator.
+	return strings.ReplaceAll(string(b), ",\n", ", \n"), nil
 }
 
 // versionJSON is `show version | json`: the keys, order and types of an

@@ -210,6 +210,66 @@ func TestJSONPipeByRelease(t *testing.T) {
 	}
 }
 
+// `| json-pretty` is accepted wherever `| json` is: the same JSON,
+// indented by four spaces a level with ", " ending a line, as a public
+// capture prints it (docs/nxos.md, "| json"); later filters work on its
+// lines; a release without `| json` refuses it at the word.
+func TestJSONPretty(t *testing.T) {
+	sw := newTestSwitch(t, Options{Platform: "nexus5000", Hostname: "leaf5", Version: "7.3(0)N1(1)",
+		StartupConfig: "interface Ethernet1/2\n  description two\n  mtu 9216\n"})
+	s := &session{sw: sw}
+	for _, cmd := range []string{"show version", "show hostname", "show inventory", "show interface", "show interface Ethernet1/1-2"} {
+		t.Run(cmd, func(t *testing.T) {
+			flat, err := s.execFiltered(cmd+" | json", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pretty, err := s.execFiltered(cmd+" | json-pretty", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b any
+			if err := json.Unmarshal([]byte(flat), &a); err != nil {
+				t.Fatalf("| json: %v", err)
+			}
+			if err := json.Unmarshal([]byte(pretty), &b); err != nil {
+				t.Fatalf("| json-pretty: %v\n%s", err, pretty)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("| json-pretty holds other data than | json:\n%s\n%s", pretty, flat)
+			}
+			lines := strings.Split(pretty, "\n")
+			if len(lines) < 3 || lines[0] != "{" || !strings.HasPrefix(lines[1], `    "`) || lines[len(lines)-1] != "}" {
+				t.Errorf("not indented by four spaces:\n%s", pretty)
+			}
+			for _, l := range lines[:len(lines)-1] {
+				if strings.HasSuffix(l, ",") {
+					t.Errorf("line %q ends in a bare comma, want \", \"", l)
+				}
+			}
+		})
+	}
+	for line, want := range map[string]string{
+		"show interface Ethernet1/2 | json-pretty | include eth_mtu": `            "eth_mtu": "9216", `,
+		"show hostname | json-pretty":                                "{\n    \"hostname\": \"leaf5\"\n}",
+		"show module | json-pretty":                                  "ERROR: nxsim has no JSON form of `show module`",
+		"show bogus | json-pretty":                                   "% Invalid command at '^' marker.",
+	} {
+		if out, err := s.execFiltered(line, 0); err != nil || out != want && !strings.Contains(out, want) {
+			t.Errorf("%s: %q, %v; want %q", line, out, err, want)
+		}
+	}
+	old := &session{sw: newTestSwitch(t, Options{Platform: "nexus5000"})} // 7.1(4)N1(1)
+	if out, _ := old.execFiltered("show version | json-pretty", 0); !strings.HasPrefix(out, strings.Repeat(" ", 15)+"^\n% Invalid command at '^' marker.") {
+		t.Errorf("7.1(4)N1(1) show version | json-pretty: %q", out)
+	}
+}
+
+func isJSONPipe(filter string) bool {
+	f := strings.TrimSpace(filter)
+	return f == "json" || f == "json-pretty"
+}
+
 func TestHasJSONPipe(t *testing.T) {
 	for release, want := range map[string]bool{
 		"7.1(4)N1(1)": false, "6.2(14)": false, "5.2(9)": false, "7.2(0)D1(1)": true, "7.2(0)N1(1)": true,
@@ -239,7 +299,7 @@ func FuzzExecJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		out, _ := (&session{sw: sw}).execFiltered(line, 0)
 		cmd, filters := splitPipes(line)
-		if len(filters) == 1 && strings.TrimSpace(filterText(line, filters, 0)) == "json" && !strings.Contains(cmd, "?") &&
+		if len(filters) == 1 && isJSONPipe(filterText(line, filters, 0)) && !strings.Contains(cmd, "?") &&
 			!isCLIError(out) && !json.Valid([]byte(out)) {
 			t.Fatalf("%q printed neither JSON nor an error:\n%s", line, out)
 		}
