@@ -104,7 +104,12 @@ func signatures() []signature {
 		{"Unable to Connect the HCA's", ClassConnect, hintConnect},
 		{"Couldn't read remote address", ClassConnect, hintConnect},
 		{"Failed to exchange data between server and clients", ClassConnect, hintConnect},
+		// The rendezvous read failing: " Unable to read from socket/rdma_cm"
+		// now; " Unable to read to socket/rdam_cm" (sic) from 2013 until
+		// linux-rdma/perftest ac87d0e (2020-10-04); the mixed form between.
 		{"Unable to read to socket/rdma_cm", ClassConnect, hintConnect},
+		{"Unable to read from socket/rdma_cm", ClassConnect, hintConnect},
+		{"Unable to read to socket/rdam_cm", ClassConnect, hintConnect},
 		{"Couldn't connect to", ClassConnect, hintConnect},
 		{"Unable to open file descriptor for socket connection", ClassConnect, hintConnect},
 		{"rdma_bind_addr failed", ClassConnect, hintConnect},

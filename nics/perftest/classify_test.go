@@ -83,6 +83,20 @@ func TestClassifyDescriptiveStatus(t *testing.T) {
 	}
 }
 
+// The rendezvous read failure in each spelling perftest has printed
+// (src/perftest_communication.c): alone, it still names the connection.
+func TestClassifyRendezvousReadSpellings(t *testing.T) {
+	for _, line := range []string{
+		" Unable to read from socket/rdma_cm",
+		" Unable to read to socket/rdam_cm",
+		" Unable to read to socket/rdma_cm",
+	} {
+		if f := Classify("", line+"\n", 1); f == nil || f.Class != ClassConnect || !strings.Contains(f.Detail, strings.TrimSpace(line)) {
+			t.Errorf("%q classified as %+v, want %s", line, f, ClassConnect)
+		}
+	}
+}
+
 func TestClassifyUnknownAndWarnings(t *testing.T) {
 	f := Classify("", "something odd\nreally odd\n", 7)
 	if f == nil || f.Class != ClassUnknown || !strings.Contains(f.Detail, "exit code 7: something odd / really odd") {
