@@ -2,6 +2,7 @@ package nexus
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rocefabric/roce/policies"
@@ -9,27 +10,30 @@ import (
 
 // ClassOrderWarnings says, for each lossless class a Nexus 5000 matches by
 // CoS or DSCP (`cos`, `dscp`, and `ethertype`, rendered as `match cos`),
-// that the type qos policy roce attaches under system qos puts it ahead of
-// the foreign classes of the policy attached there now (current). Such a
-// match also takes traffic that is not RoCE but carries that CoS or DSCP,
-// which those classes classified before: the overlap check asks only
-// which RoCE packets a foreign class sees, so this is said, never silent
-// (docs/nxos.md#overlap). A `udp_port` class renders an access-list that
-// takes RoCE v2 only and gets no warning; a 7000 gets no type qos policy
-// from roce.
+// that it sits ahead of foreign classes in the type qos policy roce
+// leaves attached under system qos, naming those that can see traffic of
+// that CoS or DSCP. Such a match also takes traffic that is not RoCE but
+// carries that CoS or DSCP, which those classes classified before: the
+// overlap check asks only which RoCE packets a foreign class sees, so
+// this is said, never silent (docs/nxos.md#overlap). It reads the order
+// Render produces: a class roce adds goes after the foreign classes and
+// gets no warning; one an earlier roce wrote first keeps its place (no
+// re-ordering plan on an upgrade) and gets one. A `udp_port` class
+// renders an access-list that takes RoCE v2 only and gets no warning; a
+// 7000 gets no type qos policy from roce. An intent Render refuses gets
+// none either: the plan reports the refusal.
 func ClassOrderWarnings(in Intent, current *Config) []string {
-	if in.Platform.Is7000() || current == nil {
+	if in.Platform.Is7000() || current == nil || attached(current, TypeQoS, "input") == "" ||
+		!slices.ContainsFunc(in.Classes, sharesCoSOrDSCP) {
+		return nil // no foreign class to carry, or no class to warn about: skip the render
+	}
+	desired, err := Render(in, current)
+	if err != nil {
 		return nil
 	}
-	name := attached(current, TypeQoS, "input")
-	if name == "" {
-		return nil
-	}
-	pm := current.PolicyMap(TypeQoS, name)
-	if pm == nil {
-		pm = n5kBuiltins().PolicyMap(TypeQoS, name)
-	}
-	if pm == nil {
+	name := attached(desired, TypeQoS, "input")
+	pm := desired.PolicyMap(TypeQoS, name)
+	if name == "" || pm == nil {
 		return nil
 	}
 	var out []string
@@ -49,12 +53,17 @@ func ClassOrderWarnings(in Intent, current *Config) []string {
 		default:
 			continue
 		}
+		own := in.prefix() + c.Name
+		at := slices.IndexFunc(pm.Classes, func(pc *PolicyClass) bool { return pc.Name == own })
+		if at < 0 {
+			continue
+		}
 		var foreign []string
-		for _, pc := range pm.Classes {
+		for _, pc := range pm.Classes[at+1:] {
 			if pc.Name == "class-default" || ownedBy(pc.Name, in.prefix()) || builtinClassMap(in.Platform, TypeQoS, pc.Name) {
 				continue // class-fcoe takes FCoE frames, whose CoS a lossless class may not share
 			}
-			if cm := current.ClassMap(TypeQoS, pc.Name); cm != nil && disjointMatch(cm, field, values) {
+			if cm := desired.ClassMap(TypeQoS, pc.Name); cm != nil && disjointMatch(cm, field, values) {
 				continue
 			}
 			foreign = append(foreign, pc.Name)
@@ -62,12 +71,24 @@ func ClassOrderWarnings(in Intent, current *Config) []string {
 		if len(foreign) == 0 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("lossless %q is matched by %s and goes ahead of class(es) %s of policy-map %s under system qos: "+
-			"traffic that is not RoCE but carries %s, which those classes classified before, now gets the lossless class "+
-			"(docs/nxos.md#overlap); to keep it out, match the class by RoCE v2 (udp_port = 4791, with a dscp), which takes RoCE only",
-			c.Name, match, strings.Join(foreign, ", "), name, match))
+		out = append(out, fmt.Sprintf("lossless %q is matched by %s and goes ahead of class(es) %s of policy-map %s under system qos "+
+			"(an earlier roce put it first; roce keeps the order a switch has): traffic that is not RoCE but carries %s, which those classes "+
+			"classified before, gets the lossless class (docs/nxos.md#overlap); to keep it out, match the class by RoCE v2 (udp_port = 4791, "+
+			"with a dscp), which takes RoCE only, or take class %s out of policy-map %s (`no class %s` under it) and apply again: "+
+			"roce adds a class after the foreign ones (RoCE is not lossless in between)",
+			c.Name, match, strings.Join(foreign, ", "), name, match, own, name, own))
 	}
 	return out
+}
+
+// sharesCoSOrDSCP reports a class the switch matches by CoS or DSCP
+// alone, which non-RoCE traffic of that value also meets.
+func sharesCoSOrDSCP(c *policies.Lossless) bool {
+	switch c.Match.Kind {
+	case policies.MatchCoS, policies.MatchEthertype, policies.MatchDSCP:
+		return true
+	}
+	return false
 }
 
 // disjointMatch reports whether every match line of class-map cm matches

@@ -7,19 +7,23 @@ import (
 	"github.com/rocefabric/roce/policies"
 )
 
-// A lossless class the switch matches by CoS or DSCP goes ahead of the
-// foreign classes of the attached type qos policy and also takes their
-// non-RoCE traffic of that CoS/DSCP: the plan says so, naming the classes
-// that can see such traffic and only those.
+// A lossless class the switch matches by CoS or DSCP that an earlier roce
+// put ahead of the foreign classes of its attached type qos policy (roce
+// keeps that order) also takes their non-RoCE traffic of that CoS/DSCP:
+// the plan says so, naming the classes that can see such traffic and only
+// those. A class roce adds goes after them (classorder_place_test.go).
 func TestClassOrderWarnings(t *testing.T) {
 	web := "ip access-list WEB\n  permit tcp any any eq 80\nclass-map type qos match-any WEB\n  match access-group name WEB\n"
+	// attach is the policy an earlier roce left: its class first, then
+	// the foreign classes it carried.
 	attach := func(classes ...string) string {
-		s := "policy-map type qos FOREIGN\n"
+		s := "class-map type qos match-all ROCE-rdma\n  match cos 4\npolicy-map type qos ROCE-QOS-IN\n  class ROCE-rdma\n    set qos-group 3\n"
 		for _, c := range classes {
 			s += "  class " + c + "\n    set qos-group 2\n"
 		}
-		return s + "system qos\n  service-policy type qos input FOREIGN\n"
+		return s + "system qos\n  service-policy type qos input ROCE-QOS-IN\n"
 	}
+	foreign := "policy-map type qos FOREIGN\n  class WEB\n    set qos-group 2\nsystem qos\n  service-policy type qos input FOREIGN\n"
 	cos := &policies.Lossless{Name: "rdma", Priority: 4, Match: policies.Match{Kind: policies.MatchCoS, CoS: []int{4}}}
 	dscp := &policies.Lossless{Name: "rdma", Priority: 4, Match: policies.Match{Kind: policies.MatchDSCP, DSCP: []int{26}}}
 	udp := &policies.Lossless{Name: "rdma", Priority: 4, Match: policies.Match{Kind: policies.MatchUDPPort, UDPPort: 4791}}
@@ -29,12 +33,16 @@ func TestClassOrderWarnings(t *testing.T) {
 		class           *policies.Lossless
 		want            string // "" = no warning
 	}{
-		{"cos class ahead of an access-list class", "nexus5000", web + attach("WEB"), cos, `lossless "rdma" is matched by CoS 4 and goes ahead of class(es) WEB of policy-map FOREIGN`},
+		{"cos class ahead of an access-list class", "nexus5000", web + attach("WEB"), cos, `lossless "rdma" is matched by CoS 4 and goes ahead of class(es) WEB of policy-map ROCE-QOS-IN`},
+		{"a class roce adds goes after the access-list class", "nexus5000", web + foreign, cos, ""},
 		{"dscp class ahead of an access-list class", "nexus5000", web + attach("WEB"), dscp, `matched by DSCP 26 and goes ahead of class(es) WEB`},
 		{"ethertype class, rendered as match cos", "nexus5000", web + attach("WEB"), ether, `matched by CoS 4`},
 		{"udp_port class: an access-list for RoCE v2 only", "nexus5000", web + attach("WEB"), udp, ""},
 		{"a foreign class of another CoS never meets CoS 4", "nexus5000", "class-map type qos match-any VM\n  match cos 2\n" + attach("VM"), cos, ""},
-		{"a foreign DSCP class meets a cos class", "nexus5000", "class-map type qos match-any EF\n  match dscp 46\n" + attach("EF"), cos, "class(es) EF"},
+		{"a foreign CoS class meets a dscp class", "nexus5000", "class-map type qos match-any VM\n  match cos 2\n" + attach("VM"), dscp, "class(es) VM"},
+		// The cos class takes RoCE packets of any DSCP, so EF would see
+		// some: Render refuses that (overlap.go), and the plan says so.
+		{"a foreign DSCP class a cos class meets is refused, not warned", "nexus5000", "class-map type qos match-any EF\n  match dscp 46\n" + attach("EF"), cos, ""},
 		{"a foreign class of another DSCP never meets DSCP 26", "nexus5000", "class-map type qos match-any EF\n  match dscp ef\n" + attach("EF"), dscp, ""},
 		{"only the classes that can share are named", "nexus5000", web + "class-map type qos match-any VM\n  match cos 2\n" + attach("VM", "WEB"), cos, "class(es) WEB of"},
 		{"the built-in FCoE policy", "nexus5000", "system qos\n  service-policy type qos input fcoe-default-in-policy\n", cos, ""},

@@ -146,7 +146,8 @@ func TestOverlapDSCPUnset(t *testing.T) {
 
 // The refusal comes before anything is planned, and a class given a DSCP
 // the foreign class does not match (the fix the refusal names) plans,
-// keeps the foreign class after roce's and leaves it byte-identical.
+// puts roce's new class after the foreign one (which keeps its traffic)
+// and leaves that byte-identical.
 func TestOverlapDSCPUnsetFix(t *testing.T) {
 	cur, err := Parse("class-map type qos match-all af31\n  match dscp 26\n" +
 		"policy-map type qos site-in\n  class af31\n    set qos-group 3\n  class class-default\n" +
@@ -167,8 +168,8 @@ func TestOverlapDSCPUnsetFix(t *testing.T) {
 		t.Fatalf("with the DSCP the refusal named: %v", err)
 	}
 	pm := des.PolicyMap(TypeQoS, DefaultPrefix+qosPolicySuffix)
-	if pm == nil || len(pm.Classes) < 3 || pm.Classes[0].Name != DefaultPrefix+"rocev2" || pm.Classes[1].Name != "af31" {
-		t.Fatalf("roce's policy does not carry af31 after its own class:\n%v", pm)
+	if pm == nil || len(pm.Classes) < 3 || pm.Classes[0].Name != "af31" || pm.Classes[1].Name != DefaultPrefix+"rocev2" {
+		t.Fatalf("roce's policy does not put its new class after af31:\n%v", pm)
 	}
 	planAndReplan(t, cur, des, in)
 }

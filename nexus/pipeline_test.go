@@ -230,17 +230,18 @@ func TestPushGroupsRendered(t *testing.T) {
 
 // TestPushGroupsCutsWhereAPasteWouldMisplace: without its boundaries, the
 // oracle finds the hazard each boundary is there for (so neither it nor
-// PushGroups passes vacuously): line 10 `class class-fcoe` refused would
-// leave line 11 `set qos-group 1` to run in class ROCE-rdma.
+// PushGroups passes vacuously): line 10 `class ROCE-rdma` refused would
+// leave line 11 `set qos-group 2` to run in class class-fcoe, the class
+// before it (roce's new class goes after the foreign ones).
 func TestPushGroupsCutsWhereAPasteWouldMisplace(t *testing.T) {
 	in := intentFor(t, "nexus5000", "cos", "fcoe-defaults")
 	cur := loadStart(t, "nexus5000", "fcoe-defaults")
 	_, _, script := renderDiff(t, in, cur)
-	if script[9] != "class class-fcoe" || script[10] != "set qos-group 1" {
+	if script[9] != "class ROCE-rdma" || script[10] != "set qos-group 2" {
 		t.Fatalf("script changed; lines 10-11 are %q, %q", script[9], script[10])
 	}
 	m := misplaced(t, cur, in.Platform, nil, script, 0, len(script), map[int]bool{9: true})
-	if !strings.Contains(m, `line 11 "set qos-group 1"`) || !strings.Contains(m, "class ROCE-rdma") {
+	if !strings.Contains(m, `line 11 "set qos-group 2"`) || !strings.Contains(m, "class class-fcoe") {
 		t.Errorf("oracle without boundaries: %q", m)
 	}
 	cuts, err := PushGroups(cur, in.Platform, nil, script)

@@ -446,14 +446,42 @@ func reconcileClasses(existing *Object, want []*PolicyClass) []*PolicyClass {
 	return out
 }
 
-// policy builds one of our policy-maps, stable against the existing one.
+// policy builds one of our policy-maps, stable against the existing one:
+// the classes it has keep their place, and new ones go before
+// class-default (reconcileClasses). In a type qos policy, where a packet
+// gets the first class it matches, a class of ours that is new to it goes
+// after the foreign classes (afterForeign): they keep their traffic, and
+// RoCE packets never meet them first, as checkOverlaps refuses every
+// foreign class that would see them (docs/nxos.md#overlap).
 func (r *renderer) policy(typ, name string, want []*PolicyClass) *Object {
 	existing := r.cur.PolicyMap(typ, name)
+	if typ == TypeQoS {
+		want = afterForeign(want, r.ours)
+	}
 	o := &Object{Kind: KindPolicyMap, Type: typ, Name: name, Classes: reconcileClasses(existing, want)}
 	if existing != nil {
 		o.Lines = slices.Clone(existing.Lines)
 	}
 	return o
+}
+
+// afterForeign orders the classes of a type qos policy for a switch that
+// has none of them yet: the foreign ones first, in their order, then ours
+// (ours reports which), class-default last, as NX-OS keeps it.
+func afterForeign(cls []*PolicyClass, ours func(string) bool) []*PolicyClass {
+	out := make([]*PolicyClass, 0, len(cls))
+	for _, pass := range [...]func(*PolicyClass) bool{
+		func(c *PolicyClass) bool { return c.Name != "class-default" && !ours(c.Name) },
+		func(c *PolicyClass) bool { return c.Name != "class-default" && ours(c.Name) },
+		func(c *PolicyClass) bool { return c.Name == "class-default" },
+	} {
+		for _, c := range cls {
+			if pass(c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // classMap builds one of our class-maps. An existing one keeps the match
