@@ -617,10 +617,10 @@ func (r macRule) every(t traffic) bool {
 
 // checkOverlaps refuses a lossless class whose packets a foreign class of
 // the attached type qos policy already classifies. NX-OS gives a packet to
-// the first class that matches it, and roce puts its classes first: the
-// foreign class would silently stop seeing that traffic (and with it its
-// marking, qos-group, queue). Refusing, with both sides named, is the only
-// honest choice: putting ours after theirs would leave RoCE lossy. A
+// the first class that matches it: ahead of the foreign class, ours would
+// silently take that traffic from it (and with it its marking, qos-group,
+// queue); after it, RoCE would get the foreign class's actions, lossy.
+// Refusing, with both sides named, is the only honest choice. A
 // class that leaves the DSCP open (orderTraffic) overlaps every foreign
 // DSCP or precedence match: some RoCE packets can carry those values.
 func (r *renderer) checkOverlaps(classes []*policies.Lossless, carried []*PolicyClass) error {
@@ -644,14 +644,14 @@ func (r *renderer) checkOverlaps(classes []*policies.Lossless, carried []*Policy
 			if !t.anyDSCP || r.overlapReason(cm, closed) != "" {
 				return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s (attached under system qos): "+
 					"class-map %s matches %s, which the class's packets carry. The switch gives a packet to the first class that matches, "+
-					"and roce's class goes first, so %s would stop receiving that traffic (its marking and queue with it). "+
+					"so whichever goes first takes those packets: ahead of %s, roce's class would take that traffic from it (its marking and queue with it); after it, RoCE would get its actions and queue, lossy. "+
 					"Fix one side: give the lossless class a priority/DSCP/match no other class uses, or take that value out of class-map %s",
 					c.Name, fc.Name, pol, fc.Name, why, fc.Name, fc.Name)
 			}
 			return fmt.Errorf("nexus: lossless %q overlaps class %s of policy-map %s (attached under system qos): "+
 				"class-map %s matches %s, and the class's packets can carry it: lossless %q %s, so it takes RoCE packets whatever their DSCP (the host or the application marks it), "+
 				"including those marked with the values class %s classifies today. The switch gives a packet to the first class that matches, "+
-				"and roce's class goes first, so %s would stop receiving them (its marking and queue with them). "+
+				"so whichever goes first takes those packets: ahead of %s, roce's class would take them from it (its marking and queue with them); after it, they would get its actions and queue, lossy. "+
 				"Fix one side: %s",
 				c.Name, fc.Name, pol, fc.Name, why, c.Name, r.openDSCPText(c), fc.Name, fc.Name, r.openDSCPFix(c, carried, fc.Name, pol))
 		}

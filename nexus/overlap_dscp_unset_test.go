@@ -57,7 +57,7 @@ func TestOverlapDSCPUnset(t *testing.T) {
 		{name: "audit: udp_port without dscp, match dscp 26", cm: cm("match-all", "match dscp 26"), class: udp,
 			want: []string{`lossless "rocev2" overlaps class voice of policy-map site-in (attached under system qos)`,
 				"class-map voice matches DSCP 26 (match dscp 26), and the class's packets can carry it",
-				`lossless "rocev2" matches UDP port 4791 and names no dscp`, "the first class that matches, and roce's class goes first",
+				`lossless "rocev2" matches UDP port 4791 and names no dscp`, "the first class that matches, so whichever goes first takes those packets: ahead of voice, roce's class would take them from it",
 				`Fix one side: give lossless "rocev2" a dscp (dscp = [1], which no class of policy-map site-in matches`, "take those values out of class-map voice, or class voice out of policy-map site-in"}},
 		{name: "audit: udp_port without dscp, match dscp 0-63", cm: cm("match-all", "match dscp 0-63"), class: udp,
 			want: []string{"class-map voice matches DSCP 0-63 (match dscp 0-63)", "names no dscp",
