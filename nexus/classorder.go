@@ -20,15 +20,11 @@ import (
 // gets no warning; one an earlier roce wrote first keeps its place (no
 // re-ordering plan on an upgrade) and gets one. A `udp_port` class
 // renders an access-list that takes RoCE v2 only and gets no warning; a
-// 7000 gets no type qos policy from roce. An intent Render refuses gets
-// none either: the plan reports the refusal.
-func ClassOrderWarnings(in Intent, current *Config) []string {
-	if in.Platform.Is7000() || current == nil || attached(current, TypeQoS, "input") == "" ||
-		!slices.ContainsFunc(in.Classes, sharesCoSOrDSCP) {
-		return nil // no foreign class to carry, or no class to warn about: skip the render
-	}
-	desired, err := Render(in, current)
-	if err != nil {
+// 7000 gets no type qos policy from roce. desired is what Render made of
+// in (the caller has it already; an intent Render refuses gets no
+// warning: the plan reports the refusal).
+func ClassOrderWarnings(in Intent, desired *Config) []string {
+	if in.Platform.Is7000() || desired == nil || !slices.ContainsFunc(in.Classes, sharesCoSOrDSCP) {
 		return nil
 	}
 	name := attached(desired, TypeQoS, "input")

@@ -165,11 +165,11 @@ func (t *Target) Plan(ctx context.Context) (*plan.TargetPlan, error) {
 	// What the rendering rests on that no public source confirms (and what
 	// it leaves out because of that), once per plan, next to the commands.
 	tp.Warnings = append(tp.Warnings, nexus.Unconfirmed(t.intent(st))...)
-	tp.Warnings = append(tp.Warnings, nexus.ClassOrderWarnings(t.intent(st), st.cfg)...)
-	changes, cmds, _, err := t.diff(st)
+	changes, cmds, desired, err := t.diff(st)
 	if err != nil {
 		return tp, err
 	}
+	tp.Warnings = append(tp.Warnings, nexus.ClassOrderWarnings(t.intent(st), desired)...)
 	if err := t.checkVDC(st, cmds); err != nil {
 		return tp, plan.RenderConflict(err)
 	}
